@@ -1,0 +1,56 @@
+# eqc — see README.md. `make tsvc` runs the main job, `make test` the tests.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/eqc
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
+# Debian packages eqc needs: compilers for the benchmark matrix (gcc-12 is the
+# machine's gcc), the SMT solvers it races, libz3 for the in-process backend,
+# csmith for the corpus, binutils for the objdump oracle in the tests.
+APT_PACKAGES := gcc clang-16 libz3-dev z3 cvc5 boolector csmith libcsmith-dev binutils libc6-dev
+
+.PHONY: all deps build vet test bench fuzz tsvc clean
+
+all: build
+
+# deps installs only what is missing, so it is cheap to run every time.
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing" $$missing; \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/eqc
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:" $$unformatted; exit 1; fi
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+test: deps vet build
+	$(GO) test -count=1 -timeout 20m ./...
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# fuzz runs every fuzz target briefly; FUZZTIME=5m for a longer run.
+FUZZTIME ?= 20s
+fuzz: deps
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; done
+
+# The main job. Until the pipeline lands it compiles the TSVC suite with both
+# compilers at every level and lifts every function (see README.md).
+tsvc: build
+	./scripts/tsvc.sh
+
+clean:
+	rm -rf bin results

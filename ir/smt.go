@@ -1,0 +1,487 @@
+package ir
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/big"
+	"strings"
+)
+
+// Names maps the names a printed query uses back to the Builder's terms, so
+// a solver's model can be read in terms of the query.
+type Names struct {
+	Vars  map[string]Term
+	Funcs map[string]*Func
+}
+
+// maxInlineDepth bounds how deeply the printer nests an expression before it
+// names a subterm with a define-fun, which keeps both our printer and the
+// solvers' parsers from recursing deeply on long chains (a loop body unrolled
+// into thousands of stores).
+const maxInlineDepth = 32
+
+// PrintOptions choose how WriteQuery prints a query.
+type PrintOptions struct {
+	// Canonical renames free constants v0, v1, … and functions f0, f1, … in
+	// order of first occurrence, so two queries that differ only in names
+	// print the same text: that text is the key of the query cache.
+	Canonical bool
+	// Let names shared subterms with nested lets inside a single assert
+	// instead of define-fun commands, for solvers without define-fun
+	// (boolector 1.5).
+	Let bool
+}
+
+// WriteQuery prints the conjunction of asserts as an SMT-LIB2 script: a
+// set-logic line, declarations of the free constants and uninterpreted
+// functions, a define-fun for every subterm that is shared (so the text is
+// linear in the size of the DAG), and one assert per element of asserts. It
+// prints no check-sat; the solver backend adds the commands it needs.
+func WriteQuery(w io.Writer, b *Builder, asserts []Term, opts PrintOptions) (*Names, error) {
+	for _, a := range asserts {
+		if b.Sort(a) != BoolSort {
+			panic(fmt.Sprintf("ir: asserting %v term %s", b.Sort(a), b.Short(a)))
+		}
+	}
+	p := newPrinter(b, asserts, opts.Canonical)
+	bw := bufio.NewWriter(w)
+	p.w = bw
+	p.script(asserts, opts.Let)
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	return p.names, nil
+}
+
+// QueryString is WriteQuery into a string.
+func QueryString(b *Builder, asserts []Term, opts PrintOptions) (string, *Names) {
+	var sb strings.Builder
+	names, err := WriteQuery(&sb, b, asserts, opts)
+	if err != nil {
+		panic(err) // strings.Builder does not fail
+	}
+	return sb.String(), names
+}
+
+// TermString prints one term in SMT-LIB syntax with shared subterms repeated
+// (for messages and proof files of small terms; not for solvers).
+func TermString(b *Builder, t Term) string {
+	p := newPrinter(b, nil, false)
+	var sb strings.Builder
+	bw := bufio.NewWriter(&sb)
+	p.w = bw
+	p.named = nil
+	p.term(t)
+	bw.Flush()
+	return sb.String()
+}
+
+// Logic returns the smallest standard logic that covers asserts.
+func Logic(b *Builder, asserts []Term) string {
+	arrays, funcs := false, false
+	for _, t := range b.PostOrder(asserts...) {
+		switch b.Op(t) {
+		case OpSelect, OpStore:
+			arrays = true
+		case OpApply:
+			funcs = true
+		}
+		if b.Sort(t) == MemSort {
+			arrays = true
+		}
+	}
+	switch {
+	case arrays && funcs:
+		return "QF_AUFBV"
+	case arrays:
+		return "QF_ABV"
+	case funcs:
+		return "QF_UFBV"
+	}
+	return "QF_BV"
+}
+
+type printer struct {
+	b         *Builder
+	w         *bufio.Writer
+	canonical bool
+	order     []Term          // every reachable term, arguments first
+	named     map[Term]string // shared or deep subterms printed once by name
+	varName   map[Term]string
+	funcName  map[*Func]string
+	names     *Names
+}
+
+func newPrinter(b *Builder, asserts []Term, canonical bool) *printer {
+	p := &printer{
+		b:         b,
+		canonical: canonical,
+		named:     make(map[Term]string),
+		varName:   make(map[Term]string),
+		funcName:  make(map[*Func]string),
+		names:     &Names{Vars: make(map[string]Term), Funcs: make(map[string]*Func)},
+	}
+	p.order = b.PostOrder(asserts...)
+	p.chooseNames()
+	return p
+}
+
+// chooseNames decides which subterms get a define-fun and names the free
+// constants and functions.
+func (p *printer) chooseNames() {
+	b := p.b
+	uses := make(map[Term]int, len(p.order))
+	for _, t := range p.order {
+		args := b.Args(t)
+		// An expanded op mentions some arguments more than once; name those
+		// so the expansion does not copy them.
+		repeat := 1
+		switch b.Op(t) {
+		case OpSelect, OpStore:
+			p0, _ := b.Params(t)
+			if p0 > 1 {
+				repeat = 2
+			}
+		case OpRotl, OpRotr:
+			repeat = 2
+		}
+		for _, a := range args {
+			uses[a] += repeat
+		}
+	}
+	depth := make(map[Term]int, len(p.order))
+	nt, nv, nf := 0, 0, 0
+	for _, t := range p.order {
+		switch b.Op(t) {
+		case OpVar:
+			name := b.VarName(t)
+			if p.canonical {
+				name = fmt.Sprintf("v%d", nv)
+			} else {
+				name = p.symbol(name, "$v", nv)
+			}
+			nv++
+			p.varName[t] = name
+			p.names.Vars[unquote(name)] = t
+			continue
+		case OpConst, OpTrue, OpFalse:
+			continue
+		case OpApply:
+			f := b.FuncOf(t)
+			if _, ok := p.funcName[f]; !ok {
+				name := f.Name
+				if p.canonical {
+					name = fmt.Sprintf("f%d", nf)
+				} else {
+					name = p.symbol(name, "$f", nf)
+				}
+				nf++
+				p.funcName[f] = name
+				p.names.Funcs[unquote(name)] = f
+			}
+		}
+		d := 0
+		for _, a := range b.Args(t) {
+			if _, ok := p.named[a]; !ok && depth[a] > d {
+				d = depth[a]
+			}
+		}
+		depth[t] = d + 1
+		if uses[t] >= 2 || depth[t] > maxInlineDepth {
+			p.named[t] = fmt.Sprintf("$t%d", nt)
+			nt++
+		}
+	}
+}
+
+// symbol returns name as an SMT-LIB symbol that cannot clash with the
+// printer's own $-names: as is when it is a simple symbol, |quoted| when it
+// can be, and otherwise prefix followed by a number.
+func (p *printer) symbol(name, prefix string, n int) string {
+	if isReserved(name) { // cvc5 refuses to shadow them even when quoted
+		return fmt.Sprintf("%s%d", prefix, n)
+	}
+	if isSimpleSymbol(name) && name[0] != '$' {
+		return name
+	}
+	if name != "" && !strings.ContainsAny(name, "|\\") && name[0] != '$' {
+		return "|" + name + "|"
+	}
+	return fmt.Sprintf("%s%d", prefix, n)
+}
+
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '|' && s[len(s)-1] == '|' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+func isSimpleSymbol(s string) bool {
+	if s == "" || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.ContainsRune("~!@$%^&*_-+=<>.?/", c):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isReserved reports words SMT-LIB reserves or that name operators, which a
+// variable must not shadow.
+func isReserved(s string) bool {
+	switch s {
+	case "true", "false", "let", "forall", "exists", "as", "par", "_", "!", "ite", "not", "and", "or", "xor",
+		"distinct", "select", "store", "concat", "extract", "lambda", "match", "NUMERAL", "DECIMAL", "STRING":
+		return true
+	}
+	if strings.HasPrefix(s, "bv") {
+		return true // bvadd, bv5, …
+	}
+	for i := range opTable {
+		if opTable[i].SMT == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *printer) script(asserts []Term, useLet bool) {
+	b := p.b
+	fmt.Fprintf(p.w, "(set-logic %s)\n", Logic(b, asserts))
+	declared := make(map[*Func]bool)
+	for _, t := range p.order {
+		switch b.Op(t) {
+		case OpVar:
+			fmt.Fprintf(p.w, "(declare-fun %s () %s)\n", p.varName[t], b.Sort(t))
+		case OpApply:
+			f := b.FuncOf(t)
+			if declared[f] {
+				continue
+			}
+			declared[f] = true
+			fmt.Fprintf(p.w, "(declare-fun %s (", p.funcName[f])
+			for i, s := range f.Args {
+				if i > 0 {
+					p.w.WriteString(" ")
+				}
+				p.w.WriteString(s.String())
+			}
+			fmt.Fprintf(p.w, ") %s)\n", f.Result)
+		}
+	}
+	if useLet {
+		p.letAssert(asserts)
+		return
+	}
+	for _, t := range p.order {
+		name, ok := p.named[t]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(p.w, "(define-fun %s () %s ", name, b.Sort(t))
+		p.body(t)
+		p.w.WriteString(")\n")
+	}
+	for _, a := range asserts {
+		p.w.WriteString("(assert ")
+		p.term(a)
+		p.w.WriteString(")\n")
+	}
+}
+
+// letAssert prints the conjunction of asserts as one assert whose shared
+// subterms are bound by nested lets, innermost last.
+func (p *printer) letAssert(asserts []Term) {
+	p.w.WriteString("(assert")
+	n := 0
+	for _, t := range p.order {
+		name, ok := p.named[t]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(p.w, "\n (let ((%s ", name)
+		p.body(t)
+		p.w.WriteString("))")
+		n++
+	}
+	p.w.WriteString("\n ")
+	switch len(asserts) {
+	case 0:
+		p.w.WriteString("true")
+	case 1:
+		p.term(asserts[0])
+	default:
+		p.w.WriteString("(and")
+		for _, a := range asserts {
+			p.w.WriteString(" ")
+			p.term(a)
+		}
+		p.w.WriteString(")")
+	}
+	p.w.WriteString(strings.Repeat(")", n) + ")\n")
+}
+
+// term prints t, by name when it has one.
+func (p *printer) term(t Term) {
+	if name, ok := p.named[t]; ok {
+		p.w.WriteString(name)
+		return
+	}
+	p.body(t)
+}
+
+// body prints t's own expression.
+func (p *printer) body(t Term) {
+	b := p.b
+	op := b.Op(t)
+	args := b.Args(t)
+	p0, p1 := b.Params(t)
+	w := p.w
+	switch op {
+	case OpVar:
+		w.WriteString(p.varName[t])
+		if p.varName[t] == "" { // TermString prints unnamed variables
+			w.WriteString(p.symbol(b.VarName(t), "$v", int(p0)))
+		}
+	case OpConst:
+		w.WriteString(b.ConstValue(t).String())
+	case OpExtract:
+		fmt.Fprintf(w, "((_ extract %d %d) ", p0, p1)
+		p.term(args[0])
+		w.WriteString(")")
+	case OpZeroExt, OpSignExt:
+		kind := "zero_extend"
+		if op == OpSignExt {
+			kind = "sign_extend"
+		}
+		fmt.Fprintf(w, "((_ %s %d) ", kind, p0)
+		p.term(args[0])
+		w.WriteString(")")
+	case OpRotl, OpRotr:
+		p.rotate(t)
+	case OpSelect:
+		p.selectBytes(args[0], args[1], p0)
+	case OpStore:
+		p.storeBytes(args[0], args[1], args[2], p0)
+	case OpApply:
+		f := b.FuncOf(t)
+		name := p.funcName[f]
+		if name == "" {
+			name = p.symbol(f.Name, "$f", int(f.id))
+		}
+		if len(args) == 0 {
+			w.WriteString(name)
+			return
+		}
+		w.WriteString("(" + name)
+		for _, a := range args {
+			w.WriteString(" ")
+			p.term(a)
+		}
+		w.WriteString(")")
+	default:
+		info := op.Info()
+		if len(args) == 0 {
+			w.WriteString(info.SMT)
+			return
+		}
+		w.WriteString("(" + info.SMT)
+		for _, a := range args {
+			w.WriteString(" ")
+			p.term(a)
+		}
+		w.WriteString(")")
+	}
+}
+
+// rotate prints a rotation. A constant amount uses SMT-LIB's indexed
+// rotate; a variable amount y becomes shifts by r = y mod w, which is right
+// also when r = 0 (shifting by w gives 0).
+func (p *printer) rotate(t Term) {
+	b := p.b
+	x, y := b.Arg(t, 0), b.Arg(t, 1)
+	wd := b.Width(t)
+	left := b.Op(t) == OpRotl
+	if b.Op(y) == OpConst {
+		k := new(big.Int).Mod(b.ConstValue(y).Big(), big.NewInt(int64(wd))).Int64()
+		dir := "rotate_left"
+		if !left {
+			dir = "rotate_right"
+		}
+		fmt.Fprintf(p.w, "((_ %s %d) ", dir, k)
+		p.term(x)
+		p.w.WriteString(")")
+		return
+	}
+	width := NewBV(wd, uint64(wd)).String()
+	first, second := "bvshl", "bvlshr"
+	if !left {
+		first, second = "bvlshr", "bvshl"
+	}
+	fmt.Fprintf(p.w, "(let (($r (bvurem ")
+	p.term(y)
+	fmt.Fprintf(p.w, " %s))) (bvor (%s ", width, first)
+	p.term(x)
+	fmt.Fprintf(p.w, " $r) (%s ", second)
+	p.term(x)
+	fmt.Fprintf(p.w, " (bvsub %s $r))))", width)
+}
+
+// selectBytes prints the n bytes at a as nested binary concatenations, most
+// significant (highest address) first: memory is little-endian. SMT-LIB's
+// concat is binary; boolector rejects the n-ary form z3 and cvc5 accept.
+func (p *printer) selectBytes(m, a Term, n uint32) {
+	for i := int(n) - 1; i >= 0; i-- {
+		if i > 0 {
+			p.w.WriteString("(concat ")
+		}
+		p.w.WriteString("(select ")
+		p.term(m)
+		p.w.WriteString(" ")
+		p.addr(a, uint64(i))
+		p.w.WriteString(")")
+		if i > 0 {
+			p.w.WriteString(" ")
+		}
+	}
+	p.w.WriteString(strings.Repeat(")", int(n)-1))
+}
+
+// storeBytes prints nested single-byte stores, lowest address innermost.
+func (p *printer) storeBytes(m, a, v Term, n uint32) {
+	for i := int(n) - 1; i >= 0; i-- {
+		p.w.WriteString("(store ")
+	}
+	p.term(m)
+	for i := uint32(0); i < n; i++ {
+		p.w.WriteString(" ")
+		p.addr(a, uint64(i))
+		if n == 1 {
+			p.w.WriteString(" ")
+			p.term(v)
+		} else {
+			fmt.Fprintf(p.w, " ((_ extract %d %d) ", 8*i+7, 8*i)
+			p.term(v)
+			p.w.WriteString(")")
+		}
+		p.w.WriteString(")")
+	}
+}
+
+// addr prints a + off.
+func (p *printer) addr(a Term, off uint64) {
+	if off == 0 {
+		p.term(a)
+		return
+	}
+	p.w.WriteString("(bvadd ")
+	p.term(a)
+	fmt.Fprintf(p.w, " %s)", NewBV(AddrWidth, off))
+}
