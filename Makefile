@@ -53,4 +53,4 @@ tsvc: build
 	./scripts/tsvc.sh
 
 clean:
-	rm -rf bin results
+	rm -rf bin results/*/

@@ -35,7 +35,7 @@ func commands() []command {
 	return []command{
 		{name: "check", usage: "[--json] [--func NAME]... [--src-func NAME --dst-func NAME] [--engine static|data|auto] [--ub LIST] [--timeout DURATION] [--proof DIR] SRC DST",
 			summary: "check that functions of DST are equivalent to those of SRC", issue: "the static-checker issue"},
-		{name: "lift", usage: "[--json] FILE...", summary: "harvest and lift every function of ELF files", issue: "the front-end issue"},
+		{name: "lift", usage: "[--json] FILE...", summary: "harvest and lift every function of ELF files", run: runLift},
 		{name: "trace", usage: "[--json] [--vectors N] [--check-semantics] FILE [--func NAME]...",
 			summary: "run functions natively on generated test vectors", issue: "the tracer issue"},
 		{name: "sweep", usage: "--suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub LIST] [--engine E] [--timeout D] [--jobs N] [--out DIR]",

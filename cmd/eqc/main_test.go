@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// eqc runs the command in process and returns its exit status and output.
+func eqc(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestHelpListsEverySubcommand(t *testing.T) {
+	code, out, _ := eqc("--help")
+	if code != 0 {
+		t.Fatalf("--help exited %d", code)
+	}
+	for _, name := range []string{"check", "lift", "trace", "sweep", "report", "proof", "version"} {
+		if !strings.Contains(out, "eqc "+name) {
+			t.Errorf("--help does not list %q:\n%s", name, out)
+		}
+	}
+}
+
+func TestUsageErrorsExit64(t *testing.T) {
+	for _, args := range [][]string{nil, {"frobnicate"}, {"lift"}, {"lift", "--no-such-flag", "x"}} {
+		if code, _, _ := eqc(args...); code != exitUsage {
+			t.Errorf("eqc %q exited %d, want %d", args, code, exitUsage)
+		}
+	}
+	// A subcommand that is not built yet says so and exits 64.
+	for _, c := range commands() {
+		if c.run != nil {
+			continue
+		}
+		code, _, errOut := eqc(c.name)
+		if code != exitUsage || !strings.Contains(errOut, "not built yet") {
+			t.Errorf("eqc %s: exit %d, stderr %q; want 64 and 'not built yet'", c.name, code, errOut)
+		}
+	}
+}
+
+func TestLift(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "f.c")
+	obj := filepath.Join(dir, "f.o")
+	os.WriteFile(src, []byte("int sum(int *p, int n) { int s = 0; for (int i = 0; i < n; i++) s += p[i]; return s; }\n"+
+		"static int twice(int x) { return 2 * x; }\nint use(int x) { return twice(x); }\n"), 0o644)
+	if out, err := exec.Command("gcc", "-g", "-O2", "-fno-inline", "-c", src, "-o", obj).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	code, out, errOut := eqc("lift", "--json", obj)
+	if code != 0 {
+		t.Fatalf("lift exited %d: %s", code, errOut)
+	}
+	got := map[string]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var row map[string]any
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatalf("not JSON Lines: %q: %v", line, err)
+		}
+		for _, k := range []string{"file", "function", "instructions", "blocks", "loops", "unsupported"} {
+			if _, ok := row[k]; !ok {
+				t.Errorf("row %q lacks %q", line, k)
+			}
+		}
+		got[row["function"].(string)] = row
+	}
+	for _, fn := range []string{"sum", "twice", "use"} {
+		if got[fn] == nil {
+			t.Errorf("function %s not lifted; got %v", fn, got)
+		}
+	}
+	if l := got["sum"]["loops"]; l != float64(1) {
+		t.Errorf("sum has %v loops, want 1", l)
+	}
+}
+
+func TestLiftBadFileExit65(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "notelf.o")
+	os.WriteFile(bad, []byte("hello"), 0o644)
+	code, _, errOut := eqc("lift", bad)
+	if code != exitBadInput {
+		t.Errorf("exit %d, want %d", code, exitBadInput)
+	}
+	if lines := strings.Split(strings.TrimSpace(errOut), "\n"); len(lines) != 1 || !strings.Contains(errOut, bad) {
+		t.Errorf("want one line naming %s, got %q", bad, errOut)
+	}
+}

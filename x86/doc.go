@@ -1,0 +1,73 @@
+// Package x86 is eqc's front end for x86-64 machine code.
+//
+// # Harvesting (harvest.go, dwarf.go, errors.go)
+//
+// Open and Parse read an ELF file — a relocatable object, an executable or a
+// shared object, x86-64 only — into a File: every sized FUNC (or IFUNC)
+// symbol, global or static, of an executable section becomes a Func with its
+// bytes. In relocatable objects each Func carries the relocations that fall
+// in it (Reloc: offset, type, symbol as objdump names it, addend). When the
+// file has DWARF, each Func also gets FuncDebug — parameters, return type,
+// variadic-ness, locals with their DW_OP_fbreg frame offsets and the frame
+// base they count from — and File.Globals describes file-scope variables,
+// including extern declarations. Types are reduced to what later stages
+// need (Type: kind, size, signedness, pointee size). DWARF is matched to
+// functions by name (and address among same-named statics); compiler clones
+// such as foo.constprop.0 get no facts because their parameters are not the
+// source's. Missing or unreadable DWARF degrades to fewer facts plus a
+// File.Warnings entry, never an error.
+//
+// Bad input gives typed errors whose one-line messages name the file (and
+// function): NotELFError, NotX86_64Error, TruncatedError, MalformedError,
+// FunctionNotFoundError. The header checks run before debug/elf so that
+// truncation is reported as such, and debug/elf panics on hostile input are
+// turned into MalformedError.
+//
+// # Decoding (decode.go)
+//
+// File.Decode decodes a Func with x86asm in 64-bit mode into Instructions
+// (address, length, bytes, x86asm.Inst). Bytes that do not decode become a
+// one-byte Instruction with Bad set, never an error. Known x86asm errata are
+// corrected (VZEROUPPER length, ENDBR64/32 decoded as NOP). Every field that
+// names a symbol gets a Ref, symbol+offset, so that binaries with different
+// layouts compare:
+//   - relocatable objects: from the relocation; pc-relative ones are
+//     resolved to the target the CPU computes (S + A + end of instruction −
+//     P), section-relative ones (.rodata+0x20) to the object symbol covering
+//     that offset, and string literals carry their text (Ref.Literal); branch
+//     and call targets that the assembler resolved without a relocation are
+//     named through the symbol table;
+//   - linked files: rip-relative operands and branch targets through the
+//     symbol table, PLT entries as "name@plt", and (non-PIE executables
+//     only, heuristically) absolute displacements and immediates that fall
+//     inside a symbol.
+//
+// Addresses are section offsets in relocatable objects and virtual addresses
+// otherwise; Instruction.Target is set for direct branches whose target lies
+// in the function's own section.
+//
+// # Control flow (cfg.go, summary.go)
+//
+// BuildCFG (and File.Analyze / File.Function) splits instructions into basic
+// blocks. Calls do not end blocks; they are recorded as CallSites with their
+// callee. Jumps and conditional branches to addresses outside the function
+// are tail jumps: an edge to ExitBlock and a CallSite with Tail set. An
+// indirect jmp ends its block with no successors and marks the function
+// "indirect-jump"; jumps into the middle of an instruction are
+// "jump-into-instruction"; x87 instructions "x87:<MNEMONIC>"; undecodable
+// bytes "bad-bytes". Function.Unsupported holds these, sorted; a verdict's
+// reason is "unsupported:" + entry.
+//
+// The graph analysis gives the reverse postorder and retreating edges of a
+// DFS from the entry, immediate dominators (gonum flow.Dominators), natural
+// loops with their nesting, the count of cyclic strongly connected
+// components (gonum topo.TarjanSCC), and whether some cycle is irreducible.
+// Invariants: blocks partition Insts in order; Entry is block 0; every
+// reachable block is in RPO exactly once; each loop head dominates its
+// blocks; an outer loop precedes its inner loops in Function.Loops.
+//
+// LiftSummary is the per-function record of `eqc lift --json`.
+//
+// Instruction semantics (turning Instructions into ir terms) live in the
+// package's other files.
+package x86

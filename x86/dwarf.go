@@ -1,0 +1,482 @@
+package x86
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"fmt"
+
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// TypeKind is the shape of a C type once typedefs and qualifiers are peeled.
+type TypeKind uint8
+
+const (
+	KindUnknown TypeKind = iota
+	KindVoid
+	KindBool
+	KindInt
+	KindFloat
+	KindComplex
+	KindPointer
+	KindStruct
+	KindUnion
+	KindArray
+	KindEnum
+	KindFunc
+)
+
+var kindNames = [...]string{"unknown", "void", "bool", "int", "float", "complex", "pointer", "struct", "union", "array", "enum", "func"}
+
+func (k TypeKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("TypeKind(%d)", uint8(k))
+}
+
+// Type is what the rest of eqc needs to know of a C type: how many bytes it
+// takes, whether it extends signed, and for pointers how wide the pointee is.
+type Type struct {
+	Name   string // C spelling as DWARF gives it, typedef names kept
+	Kind   TypeKind
+	Size   int64 // bytes; -1 when unknown (void, incomplete types)
+	Signed bool  // signed integer, signed char or an enum with negative values
+	// Pointee and PointeeSize describe what a pointer points to (for arrays:
+	// the element); PointeeSize is -1 for void and incomplete pointees.
+	Pointee     string
+	PointeeSize int64
+}
+
+// IsPointer says whether values of the type are addresses.
+func (t Type) IsPointer() bool { return t.Kind == KindPointer }
+
+// Variable is a parameter or local variable of a function.
+type Variable struct {
+	Name string
+	Type Type
+	// InFrame says the variable lives at FrameOffset from the function's
+	// frame base (DW_OP_fbreg), as every variable does at -O0.
+	InFrame     bool
+	FrameOffset int64
+	// Static says the variable lives at the fixed address Addr (DW_OP_addr):
+	// a static local.
+	Static bool
+	Addr   uint64
+}
+
+// FrameBase is the DWARF frame base that FrameOffsets count from.
+type FrameBase struct {
+	// CFA: the frame base is the canonical frame address, the value rsp had
+	// before the call, so the return address sits at CFA-8 (gcc's choice).
+	CFA bool
+	// Reg (when not CFA) is the register holding the frame base plus Offset
+	// (clang at -O0 uses rbp); 0 when the frame base is unknown.
+	Reg    x86asm.Reg
+	Offset int64
+}
+
+// FuncDebug holds a function's DWARF facts.
+type FuncDebug struct {
+	Params    []Variable
+	Return    Type // Kind KindVoid for void functions
+	Variadic  bool
+	Locals    []Variable // including those of nested lexical blocks
+	FrameBase FrameBase
+}
+
+// GlobalVar is a file-scope variable described by DWARF.
+type GlobalVar struct {
+	Name   string
+	Type   Type
+	Extern bool // only a declaration was seen: defined in another unit
+	Static bool // file-local (no DW_AT_external)
+}
+
+// dwarfRegs maps DWARF x86-64 register numbers to x86asm registers.
+var dwarfRegs = [...]x86asm.Reg{x86asm.RAX, x86asm.RDX, x86asm.RCX, x86asm.RBX, x86asm.RSI, x86asm.RDI,
+	x86asm.RBP, x86asm.RSP, x86asm.R8, x86asm.R9, x86asm.R10, x86asm.R11, x86asm.R12, x86asm.R13, x86asm.R14, x86asm.R15}
+
+type dieVar struct {
+	name     string
+	typeOff  dwarf.Offset
+	hasType  bool
+	origin   dwarf.Offset // DW_AT_abstract_origin or DW_AT_specification, 0 if none
+	loc      []byte
+	decl     bool
+	external bool
+}
+
+type dieSub struct {
+	dieVar
+	lowPC     uint64
+	hasLowPC  bool
+	frameBase []byte
+	variadic  bool
+	params    []*dieVar
+	locals    []*dieVar
+}
+
+// readDWARF attaches DWARF facts to functions and fills Globals. Missing or
+// unreadable DWARF leaves them empty, with a warning for the latter.
+func (f *File) readDWARF(ef *elf.File) {
+	if f.sectionNamed(".debug_info") == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			f.Warnings = append(f.Warnings, fmt.Sprint("DWARF: ", r))
+		}
+	}()
+	d, err := ef.DWARF()
+	if err != nil {
+		f.Warnings = append(f.Warnings, "DWARF: "+oneLine(err.Error()))
+		return
+	}
+	w := dwarfWalk{d: d, subs: map[dwarf.Offset]*dieSub{}, vars: map[dwarf.Offset]*dieVar{}, types: map[dwarf.Offset]Type{}}
+	if err := w.walk(); err != nil {
+		f.Warnings = append(f.Warnings, "DWARF: "+oneLine(err.Error()))
+	}
+	for _, s := range w.concrete {
+		name := w.subName(s)
+		fn := f.matchDebug(name, s.lowPC)
+		if fn == nil || fn.Debug != nil {
+			continue
+		}
+		fn.Debug = w.funcDebug(s)
+	}
+	for _, v := range w.globals {
+		name, typ := w.varName(v), w.varType(v)
+		if name == "" {
+			continue
+		}
+		g := &GlobalVar{Name: name, Type: typ, Extern: v.decl, Static: !w.external(v)}
+		if old, ok := f.Globals[name]; ok && !old.Extern {
+			continue
+		}
+		f.Globals[name] = g
+	}
+}
+
+// matchDebug finds the function a concrete DWARF subprogram describes: by
+// name, and by address among same-named static functions. Compiler clones
+// (foo.constprop.0) have other names and get no facts, since their
+// parameters are not the source's.
+func (f *File) matchDebug(name string, lowPC uint64) *Func {
+	cands := f.byName[name]
+	for _, fn := range cands {
+		if fn.Addr == lowPC {
+			return fn
+		}
+	}
+	if len(cands) == 1 {
+		return cands[0]
+	}
+	return nil
+}
+
+type dwarfWalk struct {
+	d        *dwarf.Data
+	subs     map[dwarf.Offset]*dieSub
+	vars     map[dwarf.Offset]*dieVar
+	types    map[dwarf.Offset]Type
+	concrete []*dieSub
+	globals  []*dieVar
+}
+
+func (w *dwarfWalk) walk() error {
+	type frame struct {
+		tag dwarf.Tag
+		sub *dieSub // innermost enclosing subprogram, nil inside inlined code
+	}
+	var stack []frame
+	r := w.d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			return nil
+		}
+		if e.Tag == 0 {
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		var parent frame
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+		}
+		cur := frame{tag: e.Tag, sub: parent.sub}
+		switch e.Tag {
+		case dwarf.TagSubprogram:
+			s := &dieSub{dieVar: readVar(e)}
+			if v, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+				s.lowPC, s.hasLowPC = v, true
+			}
+			s.frameBase, _ = e.Val(dwarf.AttrFrameBase).([]byte)
+			w.subs[e.Offset] = s
+			if s.hasLowPC && !s.decl {
+				w.concrete = append(w.concrete, s)
+			}
+			cur.sub = s
+		case dwarf.TagInlinedSubroutine:
+			cur.sub = nil
+		case dwarf.TagFormalParameter:
+			v := readVar(e)
+			w.vars[e.Offset] = &v
+			if parent.tag == dwarf.TagSubprogram && parent.sub != nil {
+				parent.sub.params = append(parent.sub.params, &v)
+			}
+		case dwarf.TagUnspecifiedParameters:
+			if parent.tag == dwarf.TagSubprogram && parent.sub != nil {
+				parent.sub.variadic = true
+			}
+		case dwarf.TagVariable:
+			v := readVar(e)
+			w.vars[e.Offset] = &v
+			switch {
+			case parent.tag == dwarf.TagCompileUnit || parent.tag == dwarf.TagPartialUnit:
+				w.globals = append(w.globals, &v)
+			case parent.sub != nil:
+				parent.sub.locals = append(parent.sub.locals, &v)
+			}
+		}
+		if e.Children {
+			stack = append(stack, cur)
+		}
+	}
+}
+
+func readVar(e *dwarf.Entry) dieVar {
+	var v dieVar
+	v.name, _ = e.Val(dwarf.AttrName).(string)
+	if t, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
+		v.typeOff, v.hasType = t, true
+	}
+	if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+		v.origin = o
+	} else if o, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset); ok {
+		v.origin = o
+	}
+	v.loc, _ = e.Val(dwarf.AttrLocation).([]byte)
+	v.decl, _ = e.Val(dwarf.AttrDeclaration).(bool)
+	v.external, _ = e.Val(dwarf.AttrExternal).(bool)
+	return v
+}
+
+// origin follows abstract-origin and specification links to the DIE that
+// carries names and types; bounded because the links come from the file.
+func (w *dwarfWalk) origin(v *dieVar) []*dieVar {
+	chain := []*dieVar{v}
+	for i := 0; i < 8 && v.origin != 0; i++ {
+		next := w.vars[v.origin]
+		if next == nil {
+			if s := w.subs[v.origin]; s != nil {
+				next = &s.dieVar
+			}
+		}
+		if next == nil {
+			break
+		}
+		chain = append(chain, next)
+		v = next
+	}
+	return chain
+}
+
+func (w *dwarfWalk) varName(v *dieVar) string {
+	for _, c := range w.origin(v) {
+		if c.name != "" {
+			return c.name
+		}
+	}
+	return ""
+}
+
+func (w *dwarfWalk) external(v *dieVar) bool {
+	for _, c := range w.origin(v) {
+		if c.external {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *dwarfWalk) subName(s *dieSub) string { return w.varName(&s.dieVar) }
+
+// varType returns the type of a variable, or the return type of a
+// subprogram (void when it has none).
+func (w *dwarfWalk) varType(v *dieVar) Type {
+	for _, c := range w.origin(v) {
+		if c.hasType {
+			return w.typeAt(c.typeOff)
+		}
+	}
+	return Type{Name: "void", Kind: KindVoid, Size: -1, PointeeSize: -1}
+}
+
+func (w *dwarfWalk) funcDebug(s *dieSub) *FuncDebug {
+	fd := &FuncDebug{Return: w.varType(&s.dieVar), Variadic: s.variadic, FrameBase: frameBase(s.frameBase)}
+	// A concrete out-of-line copy may list its parameters only through the
+	// abstract origin; take them from there when it lists none.
+	params := s.params
+	if len(params) == 0 && s.origin != 0 {
+		if o := w.subs[s.origin]; o != nil {
+			params = o.params
+			fd.Variadic = fd.Variadic || o.variadic
+		}
+	}
+	for _, p := range params {
+		fd.Params = append(fd.Params, w.variable(p))
+	}
+	for _, l := range s.locals {
+		fd.Locals = append(fd.Locals, w.variable(l))
+	}
+	return fd
+}
+
+func (w *dwarfWalk) variable(v *dieVar) Variable {
+	out := Variable{Name: w.varName(v), Type: w.varType(v)}
+	loc := v.loc
+	switch {
+	case len(loc) > 1 && loc[0] == 0x91: // DW_OP_fbreg
+		if off, n := sleb128(loc[1:]); n > 0 && 1+n == len(loc) {
+			out.InFrame, out.FrameOffset = true, off
+		}
+	case len(loc) == 9 && loc[0] == 0x03: // DW_OP_addr
+		var a uint64
+		for i := 8; i >= 1; i-- {
+			a = a<<8 | uint64(loc[i])
+		}
+		out.Static, out.Addr = true, a
+	}
+	return out
+}
+
+func frameBase(expr []byte) FrameBase {
+	switch {
+	case len(expr) == 1 && expr[0] == 0x9c: // DW_OP_call_frame_cfa
+		return FrameBase{CFA: true}
+	case len(expr) == 1 && expr[0] >= 0x50 && expr[0] < 0x50+byte(len(dwarfRegs)): // DW_OP_regN
+		return FrameBase{Reg: dwarfRegs[expr[0]-0x50]}
+	case len(expr) > 1 && expr[0] >= 0x70 && expr[0] < 0x70+byte(len(dwarfRegs)): // DW_OP_bregN off
+		if off, n := sleb128(expr[1:]); n > 0 && 1+n == len(expr) {
+			return FrameBase{Reg: dwarfRegs[expr[0]-0x70], Offset: off}
+		}
+	}
+	return FrameBase{}
+}
+
+// sleb128 decodes a signed LEB128 number and says how many bytes it took
+// (0 when malformed).
+func sleb128(b []byte) (int64, int) {
+	var v int64
+	var shift uint
+	for i, c := range b {
+		if shift >= 64 {
+			return 0, 0
+		}
+		v |= int64(c&0x7f) << shift
+		shift += 7
+		if c&0x80 == 0 {
+			if shift < 64 && c&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
+
+func (w *dwarfWalk) typeAt(off dwarf.Offset) Type {
+	if t, ok := w.types[off]; ok {
+		return t
+	}
+	dt, err := w.d.Type(off)
+	t := Type{Kind: KindUnknown, Size: -1, PointeeSize: -1}
+	if err == nil {
+		t = convertType(dt)
+	}
+	w.types[off] = t
+	return t
+}
+
+// peel strips typedefs and qualifiers, bounded against cyclic input.
+func peel(t dwarf.Type) dwarf.Type {
+	for i := 0; i < 64; i++ {
+		switch u := t.(type) {
+		case *dwarf.TypedefType:
+			t = u.Type
+		case *dwarf.QualType:
+			t = u.Type
+		default:
+			return t
+		}
+	}
+	return t
+}
+
+func convertType(dt dwarf.Type) Type {
+	t := Type{Name: dt.String(), Kind: KindUnknown, Size: -1, PointeeSize: -1}
+	u := peel(dt)
+	if u == nil {
+		return t
+	}
+	if sz := u.Size(); sz >= 0 {
+		t.Size = sz
+	}
+	switch u := u.(type) {
+	case *dwarf.VoidType:
+		t.Kind, t.Size = KindVoid, -1
+	case *dwarf.BoolType:
+		t.Kind = KindBool
+	case *dwarf.IntType, *dwarf.CharType:
+		t.Kind, t.Signed = KindInt, true
+	case *dwarf.UintType, *dwarf.UcharType:
+		t.Kind = KindInt
+	case *dwarf.FloatType:
+		t.Kind = KindFloat
+	case *dwarf.ComplexType:
+		t.Kind = KindComplex
+	case *dwarf.PtrType:
+		t.Kind, t.Size = KindPointer, 8
+		if u.Type != nil {
+			p := peel(u.Type)
+			t.Pointee = u.Type.String()
+			if _, void := p.(*dwarf.VoidType); !void && p != nil && p.Size() > 0 {
+				t.PointeeSize = p.Size()
+			}
+		} else {
+			t.Pointee = "void"
+		}
+	case *dwarf.StructType:
+		t.Kind = KindStruct
+		if u.Kind == "union" {
+			t.Kind = KindUnion
+		}
+		if u.Incomplete {
+			t.Size = -1
+		}
+	case *dwarf.ArrayType:
+		t.Kind = KindArray
+		if u.Type != nil {
+			t.Pointee = u.Type.String()
+			if p := peel(u.Type); p != nil && p.Size() > 0 {
+				t.PointeeSize = p.Size()
+			}
+		}
+	case *dwarf.EnumType:
+		t.Kind = KindEnum
+		for _, v := range u.Val {
+			if v.Val < 0 {
+				t.Signed = true
+			}
+		}
+	case *dwarf.FuncType:
+		t.Kind, t.Size = KindFunc, -1
+	}
+	return t
+}

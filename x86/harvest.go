@@ -1,0 +1,487 @@
+package x86
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// FileKind says how addresses in a harvested file are to be read.
+type FileKind uint8
+
+const (
+	// Relocatable is an ET_REL object: addresses are offsets in their
+	// section, and relocations name what the unfilled fields refer to.
+	Relocatable FileKind = iota
+	// Executable is an ET_EXEC file: addresses are virtual addresses.
+	Executable
+	// SharedObject is an ET_DYN file (shared library or PIE): addresses are
+	// virtual addresses relative to the load base.
+	SharedObject
+)
+
+func (k FileKind) String() string {
+	switch k {
+	case Relocatable:
+		return "relocatable"
+	case Executable:
+		return "executable"
+	case SharedObject:
+		return "shared"
+	}
+	return fmt.Sprintf("FileKind(%d)", uint8(k))
+}
+
+// Symbol is one named ELF symbol.
+type Symbol struct {
+	Name         string
+	Section      string // "" when undefined or absolute
+	SectionIndex elf.SectionIndex
+	Value        uint64 // section offset (Relocatable) or virtual address
+	Size         uint64
+	Type         elf.SymType
+	Bind         elf.SymBind
+	Defined      bool
+}
+
+// Reloc is one relocation applied to a function's code in a relocatable
+// object, as recorded in the file (objdump -r shows the same triple).
+type Reloc struct {
+	Offset uint64 // section offset of the patched field
+	Type   elf.R_X86_64
+	// Symbol is the name of the relocation's symbol as objdump prints it:
+	// the section name when the symbol is a section symbol, "" for none.
+	Symbol string
+	Addend int64
+
+	symIndex int // index into File.allSyms, -1 for none
+}
+
+// Func is one harvested function: a sized FUNC symbol in an executable
+// section, its bytes, the relocations that fall in it and, when the file has
+// DWARF, its signature and frame-resident locals.
+type Func struct {
+	Name         string
+	Section      string
+	SectionIndex elf.SectionIndex
+	Addr         uint64 // section offset (Relocatable) or virtual address
+	Size         uint64
+	Local        bool // STB_LOCAL: a static function
+	Weak         bool
+	Code         []byte
+	Relocs       []Reloc // sorted by Offset
+
+	// Debug is nil when the file has no DWARF entry for this function.
+	Debug *FuncDebug
+}
+
+// File is a harvested ELF file.
+type File struct {
+	Path      string
+	Kind      FileKind
+	Functions []*Func // in section, then address order
+	Symbols   []Symbol
+	// Globals are the DWARF variables at file scope (defined or extern),
+	// keyed by name. Empty without DWARF.
+	Globals map[string]*GlobalVar
+	// Warnings list what was skipped or degraded while harvesting; they are
+	// never fatal.
+	Warnings []string
+
+	sections []sectionInfo
+	allSyms  []elf.Symbol // index i is ELF symbol i+1 (debug/elf drops the null symbol)
+	bySect   map[elf.SectionIndex][]*Symbol
+	byName   map[string][]*Func
+	plt      map[uint64]string // PLT entry address → "name@plt"
+}
+
+type sectionInfo struct {
+	name  string
+	typ   elf.SectionType
+	flags elf.SectionFlag
+	addr  uint64
+	size  uint64
+	data  []byte // nil for NOBITS or unread sections
+}
+
+// Open reads and harvests the ELF file at path.
+func Open(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse harvests an ELF image held in memory; name is used in messages.
+func Parse(name string, data []byte) (f *File, err error) {
+	if err := checkHeader(name, data); err != nil {
+		return nil, err
+	}
+	ef, err := newELF(name, data)
+	if err != nil {
+		return nil, err
+	}
+	f = &File{Path: name, Globals: map[string]*GlobalVar{}, byName: map[string][]*Func{}}
+	switch ef.Type {
+	case elf.ET_REL:
+		f.Kind = Relocatable
+	case elf.ET_EXEC:
+		f.Kind = Executable
+	case elf.ET_DYN:
+		f.Kind = SharedObject
+	default:
+		return nil, &MalformedError{File: name, Detail: fmt.Sprintf("unsupported ELF type %v", ef.Type)}
+	}
+	if err := f.readSections(ef, data); err != nil {
+		return nil, err
+	}
+	f.readSymbols(ef)
+	f.collectFunctions()
+	if f.Kind == Relocatable {
+		f.readRelocations(ef)
+	} else {
+		f.readPLT(ef)
+	}
+	f.readDWARF(ef)
+	return f, nil
+}
+
+// checkHeader sorts out the input errors that are plain from the first bytes,
+// before debug/elf gives its less specific answers.
+func checkHeader(name string, data []byte) error {
+	if len(data) < 4 || !bytes.Equal(data[:4], []byte(elf.ELFMAG)) {
+		return &NotELFError{File: name}
+	}
+	if len(data) < 20 {
+		return &TruncatedError{File: name, Detail: fmt.Sprintf("%d bytes, shorter than the ELF header", len(data))}
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if elf.Data(data[elf.EI_DATA]) == elf.ELFDATA2MSB {
+		bo = binary.BigEndian
+	}
+	class := elf.Class(data[elf.EI_CLASS])
+	machine := elf.Machine(bo.Uint16(data[18:20]))
+	if class != elf.ELFCLASS64 || machine != elf.EM_X86_64 || bo != binary.LittleEndian {
+		return &NotX86_64Error{File: name, Machine: machine, Class: class}
+	}
+	if len(data) < 64 {
+		return &TruncatedError{File: name, Detail: fmt.Sprintf("%d bytes, shorter than the ELF header", len(data))}
+	}
+	shoff := bo.Uint64(data[40:48])
+	shentsize := uint64(bo.Uint16(data[58:60]))
+	shnum := uint64(bo.Uint16(data[60:62]))
+	if shnum > 0 && (shoff > uint64(len(data)) || shnum*shentsize > uint64(len(data))-shoff) {
+		return &TruncatedError{File: name, Detail: fmt.Sprintf("section headers end at %#x past the file end %#x", shoff+shnum*shentsize, len(data))}
+	}
+	phoff := bo.Uint64(data[32:40])
+	phentsize := uint64(bo.Uint16(data[54:56]))
+	phnum := uint64(bo.Uint16(data[56:58]))
+	if phnum > 0 && (phoff > uint64(len(data)) || phnum*phentsize > uint64(len(data))-phoff) {
+		return &TruncatedError{File: name, Detail: fmt.Sprintf("program headers end at %#x past the file end %#x", phoff+phnum*phentsize, len(data))}
+	}
+	return nil
+}
+
+// newELF wraps debug/elf so that its failures, including panics on hostile
+// input, come back as typed errors.
+func newELF(name string, data []byte) (ef *elf.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ef, err = nil, &MalformedError{File: name, Detail: fmt.Sprint("debug/elf: ", r)}
+		}
+	}()
+	ef, err = elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, &TruncatedError{File: name, Detail: oneLine(err.Error())}
+		}
+		return nil, &MalformedError{File: name, Detail: oneLine(err.Error())}
+	}
+	return ef, nil
+}
+
+func (f *File) readSections(ef *elf.File, data []byte) error {
+	f.sections = make([]sectionInfo, len(ef.Sections))
+	for i, s := range ef.Sections {
+		si := sectionInfo{name: s.Name, typ: s.Type, flags: s.Flags, addr: s.Addr, size: s.Size}
+		if s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_NULL && s.Size > 0 {
+			if s.Offset > uint64(len(data)) || s.Size > uint64(len(data))-s.Offset {
+				return &TruncatedError{File: f.Path, Detail: fmt.Sprintf("section %s ends at %#x past the file end %#x", s.Name, s.Offset+s.Size, len(data))}
+			}
+			if s.Flags&elf.SHF_COMPRESSED == 0 {
+				si.data = data[s.Offset : s.Offset+s.Size]
+			}
+		}
+		f.sections[i] = si
+	}
+	return nil
+}
+
+func (f *File) section(i elf.SectionIndex) *sectionInfo {
+	if int(i) <= 0 || int(i) >= len(f.sections) {
+		return nil
+	}
+	return &f.sections[i]
+}
+
+func (f *File) readSymbols(ef *elf.File) {
+	syms, err := ef.Symbols()
+	if err != nil {
+		if !errors.Is(err, elf.ErrNoSymbols) {
+			f.Warnings = append(f.Warnings, "symbol table: "+oneLine(err.Error()))
+		}
+		return
+	}
+	f.allSyms = syms
+	f.bySect = map[elf.SectionIndex][]*Symbol{}
+	for _, s := range syms {
+		typ := elf.ST_TYPE(s.Info)
+		if typ == elf.STT_SECTION || typ == elf.STT_FILE || s.Name == "" {
+			continue
+		}
+		sym := Symbol{Name: s.Name, SectionIndex: s.Section, Value: s.Value, Size: s.Size,
+			Type: typ, Bind: elf.ST_BIND(s.Info)}
+		if sec := f.section(s.Section); sec != nil && s.Section < elf.SHN_LORESERVE {
+			sym.Section = sec.name
+			sym.Defined = true
+		} else if s.Section == elf.SHN_COMMON || s.Section == elf.SHN_ABS {
+			sym.Defined = true
+		}
+		f.Symbols = append(f.Symbols, sym)
+	}
+	for i := range f.Symbols {
+		s := &f.Symbols[i]
+		if s.Defined && s.Section != "" && s.Type != elf.STT_TLS {
+			f.bySect[s.SectionIndex] = append(f.bySect[s.SectionIndex], s)
+		}
+	}
+	for _, list := range f.bySect {
+		sort.SliceStable(list, func(i, j int) bool { return list[i].Value < list[j].Value })
+	}
+}
+
+func (f *File) collectFunctions() {
+	for i := range f.Symbols {
+		s := &f.Symbols[i]
+		if (s.Type != elf.STT_FUNC && s.Type != elf.STT_GNU_IFUNC) || !s.Defined || s.Size == 0 {
+			continue
+		}
+		sec := f.section(s.SectionIndex)
+		if sec == nil || sec.flags&elf.SHF_EXECINSTR == 0 {
+			continue
+		}
+		off := s.Value
+		if f.Kind != Relocatable {
+			off -= sec.addr
+		}
+		if sec.data == nil || off > uint64(len(sec.data)) || s.Size > uint64(len(sec.data))-off {
+			f.Warnings = append(f.Warnings, fmt.Sprintf("function %s: [%#x,+%#x) lies outside section %s", s.Name, s.Value, s.Size, sec.name))
+			continue
+		}
+		fn := &Func{Name: s.Name, Section: sec.name, SectionIndex: s.SectionIndex, Addr: s.Value,
+			Size: s.Size, Local: s.Bind == elf.STB_LOCAL, Weak: s.Bind == elf.STB_WEAK,
+			Code: sec.data[off : off+s.Size]}
+		f.Functions = append(f.Functions, fn)
+	}
+	sort.SliceStable(f.Functions, func(i, j int) bool {
+		a, b := f.Functions[i], f.Functions[j]
+		if a.SectionIndex != b.SectionIndex {
+			return a.SectionIndex < b.SectionIndex
+		}
+		return a.Addr < b.Addr
+	})
+	for _, fn := range f.Functions {
+		f.byName[fn.Name] = append(f.byName[fn.Name], fn)
+	}
+}
+
+// Func returns the function called name. When a linked file holds several
+// static functions of that name, the first in address order is returned.
+func (f *File) Func(name string) (*Func, error) {
+	if fns := f.byName[name]; len(fns) > 0 {
+		return fns[0], nil
+	}
+	return nil, &FunctionNotFoundError{File: f.Path, Function: name}
+}
+
+func (f *File) readRelocations(ef *elf.File) {
+	const relaSize = 24
+	bySection := map[elf.SectionIndex][]Reloc{}
+	for idx, s := range ef.Sections {
+		if s.Type != elf.SHT_RELA {
+			continue
+		}
+		target := elf.SectionIndex(s.Info)
+		tsec := f.section(target)
+		if tsec == nil || tsec.flags&elf.SHF_EXECINSTR == 0 {
+			continue
+		}
+		data := f.sections[idx].data
+		for off := 0; off+relaSize <= len(data); off += relaSize {
+			rOff := binary.LittleEndian.Uint64(data[off:])
+			info := binary.LittleEndian.Uint64(data[off+8:])
+			addend := int64(binary.LittleEndian.Uint64(data[off+16:]))
+			r := Reloc{Offset: rOff, Type: elf.R_X86_64(info & 0xffffffff), Addend: addend, symIndex: -1}
+			if si := int(info >> 32); si > 0 && si <= len(f.allSyms) {
+				r.symIndex = si - 1
+				r.Symbol = f.elfSymName(r.symIndex)
+			}
+			bySection[target] = append(bySection[target], r)
+		}
+	}
+	for sec, rs := range bySection {
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Offset < rs[j].Offset })
+		bySection[sec] = rs
+	}
+	for _, fn := range f.Functions {
+		rs := bySection[fn.SectionIndex]
+		lo := sort.Search(len(rs), func(i int) bool { return rs[i].Offset >= fn.Addr })
+		hi := sort.Search(len(rs), func(i int) bool { return rs[i].Offset >= fn.Addr+fn.Size })
+		if lo < hi {
+			fn.Relocs = rs[lo:hi:hi]
+		}
+	}
+}
+
+// sectionNamed returns the first section called name, or nil.
+func (f *File) sectionNamed(name string) *sectionInfo {
+	for i := range f.sections {
+		if f.sections[i].name == name {
+			return &f.sections[i]
+		}
+	}
+	return nil
+}
+
+// elfSymName names ELF symbol i+1 the way objdump does: section symbols by
+// their section's name.
+func (f *File) elfSymName(i int) string {
+	s := f.allSyms[i]
+	if elf.ST_TYPE(s.Info) == elf.STT_SECTION {
+		if sec := f.section(s.Section); sec != nil {
+			return sec.name
+		}
+	}
+	return s.Name
+}
+
+// readPLT names the PLT entries of a dynamically linked file after the
+// functions they jump to, so that calls through them read "puts@plt".
+func (f *File) readPLT(ef *elf.File) {
+	rela := f.sectionNamed(".rela.plt")
+	if rela == nil {
+		return
+	}
+	dyn, err := ef.DynamicSymbols()
+	if err != nil {
+		return
+	}
+	data := rela.data
+	var base, first uint64
+	if s := f.sectionNamed(".plt.sec"); s != nil {
+		base, first = s.addr, 0
+	} else if s := f.sectionNamed(".plt"); s != nil {
+		base, first = s.addr, 1 // .plt starts with the resolver stub
+	} else {
+		return
+	}
+	f.plt = map[uint64]string{}
+	for i := 0; (i+1)*24 <= len(data); i++ {
+		si := int(binary.LittleEndian.Uint64(data[i*24+8:]) >> 32)
+		if si <= 0 || si > len(dyn) {
+			continue
+		}
+		f.plt[base+16*(uint64(i)+first)] = dyn[si-1].Name + "@plt"
+	}
+}
+
+// symbolCovering returns the best named symbol of section sec whose range
+// holds off (an exact start for zero-sized symbols), or nil.
+func (f *File) symbolCovering(sec elf.SectionIndex, off uint64) *Symbol {
+	list := f.bySect[sec]
+	i := sort.Search(len(list), func(i int) bool { return list[i].Value > off })
+	var best *Symbol
+	// Scan back a bounded distance: nested or aliased symbols sit close
+	// together, and hostile inputs must not make this quadratic.
+	for j, n := i-1, 0; j >= 0 && n < 64; j, n = j-1, n+1 {
+		s := list[j]
+		if !(off < s.Value+s.Size || off == s.Value) {
+			continue
+		}
+		if best == nil || betterSymbol(s, best) {
+			best = s
+		}
+	}
+	return best
+}
+
+// betterSymbol orders candidate symbols for the same address: tighter
+// start, then sized, then data or code over untyped labels, then global.
+func betterSymbol(a, b *Symbol) bool {
+	if a.Value != b.Value {
+		return a.Value > b.Value
+	}
+	if (a.Size > 0) != (b.Size > 0) {
+		return a.Size > 0
+	}
+	aTyped := a.Type == elf.STT_OBJECT || a.Type == elf.STT_FUNC
+	bTyped := b.Type == elf.STT_OBJECT || b.Type == elf.STT_FUNC
+	if aTyped != bTyped {
+		return aTyped
+	}
+	if (a.Bind == elf.STB_GLOBAL) != (b.Bind == elf.STB_GLOBAL) {
+		return a.Bind == elf.STB_GLOBAL
+	}
+	return a.Name < b.Name
+}
+
+// sectionAt returns the allocated section holding virtual address addr.
+func (f *File) sectionAt(addr uint64) elf.SectionIndex {
+	for i := range f.sections {
+		s := &f.sections[i]
+		if s.flags&elf.SHF_ALLOC != 0 && s.addr != 0 && addr >= s.addr && addr-s.addr < s.size {
+			return elf.SectionIndex(i)
+		}
+	}
+	return 0
+}
+
+// literalAt returns the NUL-terminated string at offset off of a read-only
+// section. Compilers put string literals in string-merging sections, and at
+// -O0 gcc in plain .rodata, where nothing marks them: there the bytes must
+// be non-empty printable text, so constants and jump tables are not taken
+// for strings.
+func (f *File) literalAt(sec elf.SectionIndex, off uint64) (string, bool) {
+	s := f.section(sec)
+	if s == nil || s.data == nil || off >= uint64(len(s.data)) ||
+		s.flags&(elf.SHF_WRITE|elf.SHF_EXECINSTR) != 0 || s.flags&elf.SHF_ALLOC == 0 {
+		return "", false
+	}
+	rest := s.data[off:]
+	n := bytes.IndexByte(rest, 0)
+	if n < 0 {
+		return "", false
+	}
+	if s.flags&elf.SHF_STRINGS != 0 {
+		return string(rest[:n]), true
+	}
+	if n == 0 {
+		return "", false
+	}
+	for _, c := range rest[:n] {
+		if (c < 0x20 || c > 0x7e) && c != '\t' && c != '\n' && c != '\r' {
+			return "", false
+		}
+	}
+	return string(rest[:n]), true
+}
+
+func oneLine(s string) string {
+	return string(bytes.ReplaceAll([]byte(s), []byte("\n"), []byte(" ")))
+}
