@@ -1,0 +1,94 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Levels are the optimization levels a matrix may use, lowest first.
+var Levels = []string{"O0", "O1", "O2", "O3"}
+
+// Target is a named set of code-generation flags added on top of an
+// optimization level, such as "-msse4.2". The zero Target is the compiler's
+// default x86-64 target.
+type Target struct {
+	Name  string
+	Flags []string
+}
+
+// TargetSSE42 is the extra target flag set of seed 001: the same code
+// allowed to use SSE4.2 instructions.
+var TargetSSE42 = Target{Name: "sse4.2", Flags: []string{"-msse4.2"}}
+
+// Opt is one optimization setting of a compile matrix: a level and a target.
+type Opt struct {
+	Level  string // one of Levels
+	Target Target
+}
+
+// String writes the setting as the manifest does: "O3", or "O3+sse4.2"
+// with a target.
+func (o Opt) String() string {
+	if o.Target.Name == "" {
+		return o.Level
+	}
+	return o.Level + "+" + o.Target.Name
+}
+
+// ParseOpt reads "LEVEL" or "LEVEL+TARGET"; targets are looked up by name
+// in targets.
+func ParseOpt(text string, targets []Target) (Opt, error) {
+	level, targetName, hasTarget := strings.Cut(text, "+")
+	if !slices.Contains(Levels, level) {
+		return Opt{}, fmt.Errorf("unknown optimization level %q in %q (want one of %s)", level, text, strings.Join(Levels, " "))
+	}
+	if !hasTarget {
+		return Opt{Level: level}, nil
+	}
+	for _, t := range targets {
+		if t.Name == targetName {
+			return Opt{Level: level, Target: t}, nil
+		}
+	}
+	return Opt{}, fmt.Errorf("unknown target %q in %q", targetName, text)
+}
+
+// Variant is one way of preprocessing a suite's sources, such as TSVC's
+// fixed and param variants; Flags are usually -D options.
+type Variant struct {
+	Name  string
+	Flags []string
+}
+
+// DefaultVariant is the only variant of a suite that declares none.
+var DefaultVariant = Variant{Name: "default"}
+
+// Matrix is the set of builds of every source: each compiler at each
+// optimization setting (each source is built once per variant on top).
+type Matrix struct {
+	Compilers []string // compiler names understood by LookupCompiler
+	Opts      []Opt
+}
+
+// DefaultMatrix is the compile matrix of tsvc.md: gcc-12 and clang-16 at
+// O0..O3, and at O2/O3 with SSE4.2 as the extra target flag set (the
+// papers use -O0/-O1 only as source sides, so the extra target is only
+// built where it is a target).
+func DefaultMatrix() Matrix {
+	return Matrix{
+		Compilers: []string{"gcc-12", "clang-16"},
+		Opts: []Opt{
+			{Level: "O0"}, {Level: "O1"}, {Level: "O2"}, {Level: "O3"},
+			{Level: "O2", Target: TargetSSE42}, {Level: "O3", Target: TargetSSE42},
+		},
+	}
+}
+
+// LevelMatrix is the matrix without extra targets: both compilers at O0..O3.
+func LevelMatrix() Matrix {
+	return Matrix{
+		Compilers: []string{"gcc-12", "clang-16"},
+		Opts:      []Opt{{Level: "O0"}, {Level: "O1"}, {Level: "O2"}, {Level: "O3"}},
+	}
+}
