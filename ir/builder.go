@@ -207,7 +207,12 @@ func (b *Builder) Make(op Op, args []Term, p0, p1 uint32) (Term, error) {
 	if info.Arity >= 0 && len(args) != info.Arity {
 		return NoTerm, fmt.Errorf("ir: %v takes %d arguments, got %d", op, info.Arity, len(args))
 	}
-	sorts := make([]Sort, len(args))
+	var buf [3]Sort // no allocation for the common arities
+	sorts := buf[:0]
+	if len(args) > len(buf) {
+		sorts = make([]Sort, 0, len(args))
+	}
+	sorts = sorts[:len(args)]
 	for i, a := range args {
 		if a == NoTerm || int(a) >= len(b.nodes) {
 			return NoTerm, fmt.Errorf("ir: %v argument %d is not a term of this builder", op, i)

@@ -3,7 +3,6 @@ package ir
 import (
 	"fmt"
 	"math/big"
-	"sort"
 	"strings"
 )
 
@@ -198,34 +197,90 @@ func (v Value) String() string {
 }
 
 // Mem is a concrete memory: every 64-bit address holds a byte. It is
-// immutable: With returns a new memory that shares the old one, so the
-// evaluator can store through long chains cheaply. Addresses never written
-// hold Default.
+// immutable: With returns a new memory that shares all but O(log n) nodes
+// with the old one (a treap with path copying), so the evaluator can store
+// through long chains, and keep every intermediate memory, in O(n log n).
+// Addresses never written hold Default.
 type Mem struct {
-	parent  *Mem
-	writes  map[uint64]byte // bytes written at this level
-	Default byte            // meaningful at the root of the chain only
-	depth   int
+	tree    *memNode
+	Default byte
 }
 
-// maxMemDepth bounds how many overlays a lookup walks before the chain is
-// flattened into one map.
-const maxMemDepth = 16
+// memNode is a treap node: a binary search tree on addr and a heap on prio.
+// The priority is a hash of the address, so a set of addresses always gives
+// the same shape.
+type memNode struct {
+	addr        uint64
+	val         byte
+	prio        uint64
+	left, right *memNode
+}
+
+func memPrio(a uint64) uint64 {
+	a ^= a >> 33
+	a *= 0xff51afd7ed558ccd
+	a ^= a >> 33
+	a *= 0xc4ceb9fe1a85ec53
+	return a ^ a>>33
+}
+
+// memInsert returns n with a holding v. Every node on the search path is a
+// fresh copy, so the rotations below never modify a node of the old tree.
+func memInsert(n *memNode, a uint64, v byte) *memNode {
+	if n == nil {
+		return &memNode{addr: a, val: v, prio: memPrio(a)}
+	}
+	c := *n
+	switch {
+	case a == n.addr:
+		c.val = v
+	case a < n.addr:
+		c.left = memInsert(n.left, a, v)
+		if c.left.prio > c.prio { // rotate right
+			l := c.left
+			c.left = l.right
+			l.right = &c
+			return l
+		}
+	default:
+		c.right = memInsert(n.right, a, v)
+		if c.right.prio > c.prio { // rotate left
+			r := c.right
+			c.right = r.left
+			r.left = &c
+			return r
+		}
+	}
+	return &c
+}
 
 // NewMem returns a memory holding def at every address.
 func NewMem(def byte) *Mem { return &Mem{Default: def} }
 
+// MemFromMap returns a memory holding bytes[a] at every address a in bytes
+// and def elsewhere.
+func MemFromMap(def byte, bytes map[uint64]byte) *Mem {
+	var t *memNode
+	for a, b := range bytes {
+		t = memInsert(t, a, b)
+	}
+	return &Mem{tree: t, Default: def}
+}
+
 // Load returns the byte at a.
 func (m *Mem) Load(a uint64) byte {
-	for c := m; c != nil; c = c.parent {
-		if b, ok := c.writes[a]; ok {
-			return b
-		}
-		if c.parent == nil {
-			return c.Default
+	n := m.tree
+	for n != nil {
+		switch {
+		case a == n.addr:
+			return n.val
+		case a < n.addr:
+			n = n.left
+		default:
+			n = n.right
 		}
 	}
-	panic("unreachable")
+	return m.Default
 }
 
 // Read returns the n bytes at a, a+1, … (addresses wrap around).
@@ -239,64 +294,41 @@ func (m *Mem) Read(a uint64, n int) []byte {
 
 // With returns m with bytes written at a, a+1, … (addresses wrap around).
 func (m *Mem) With(a uint64, bytes []byte) *Mem {
-	w := make(map[uint64]byte, len(bytes))
+	t := m.tree
 	for i, b := range bytes {
-		w[a+uint64(i)] = b
+		t = memInsert(t, a+uint64(i), b)
 	}
-	n := &Mem{parent: m, writes: w, depth: m.depth + 1}
-	if n.depth > maxMemDepth {
-		return n.flatten()
-	}
-	return n
+	return &Mem{tree: t, Default: m.Default}
 }
 
-// flatten returns an equal memory with a single level.
-func (m *Mem) flatten() *Mem {
-	all := make(map[uint64]byte)
-	root := m
-	var chain []*Mem
-	for c := m; c != nil; c = c.parent {
-		chain = append(chain, c)
-		root = c
-	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		for a, b := range chain[i].writes {
-			all[a] = b
-		}
-	}
-	return &Mem{writes: all, Default: root.Default}
-}
+// root is m itself; it remains from when memories were chains of overlays.
+func (m *Mem) root() *Mem { return m }
 
-// Written returns, in increasing order, every address written anywhere in
-// m's history (some may hold Default again).
+// Written returns, in increasing order, every address ever written in m's
+// history (some may hold Default again).
 func (m *Mem) Written() []uint64 {
-	seen := make(map[uint64]bool)
-	for c := m; c != nil; c = c.parent {
-		for a := range c.writes {
-			seen[a] = true
+	var out []uint64
+	var stack []*memNode
+	n := m.tree
+	for n != nil || len(stack) > 0 {
+		for n != nil {
+			stack = append(stack, n)
+			n = n.left
 		}
+		n = stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, n.addr)
+		n = n.right
 	}
-	out := make([]uint64, 0, len(seen))
-	for a := range seen {
-		out = append(out, a)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
-}
-
-func (m *Mem) root() *Mem {
-	for m.parent != nil {
-		m = m.parent
-	}
-	return m
 }
 
 // Equal reports whether m and o hold the same byte at every address.
 func (m *Mem) Equal(o *Mem) bool {
-	if m == o {
+	if m == o || (m.tree == o.tree && m.Default == o.Default) {
 		return true
 	}
-	if m.root().Default != o.root().Default {
+	if m.Default != o.Default {
 		return false
 	}
 	for _, a := range m.Written() {
@@ -314,9 +346,9 @@ func (m *Mem) Equal(o *Mem) bool {
 
 func (m *Mem) String() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "mem{default #x%02x", m.root().Default)
+	fmt.Fprintf(&sb, "mem{default #x%02x", m.Default)
 	for _, a := range m.Written() {
-		if b := m.Load(a); b != m.root().Default {
+		if b := m.Load(a); b != m.Default {
 			fmt.Fprintf(&sb, " %#x:#x%02x", a, b)
 		}
 	}

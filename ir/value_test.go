@@ -1,0 +1,56 @@
+package ir
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestMemPersistent checks Mem against a Go map on a long chain of writes to
+// distinct and repeated addresses, keeping every intermediate memory: old
+// versions must not change when new ones are made from them.
+func TestMemPersistent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m := NewMem(0xAA)
+	model := map[uint64]byte{}
+	type snap struct {
+		m     *Mem
+		model map[uint64]byte
+	}
+	var snaps []snap
+	for i := 0; i < 100000; i++ {
+		a := rng.Uint64N(1 << 20)
+		if i%3 == 0 {
+			a = ^uint64(0) - uint64(i%5) // near the top: writes wrap around
+		}
+		v := []byte{byte(rng.Uint32()), byte(rng.Uint32())}
+		m = m.With(a, v)
+		model[a], model[a+1] = v[0], v[1]
+		if i%20000 == 0 {
+			cp := make(map[uint64]byte, len(model))
+			for k, x := range model {
+				cp[k] = x
+			}
+			snaps = append(snaps, snap{m, cp})
+		}
+	}
+	snaps = append(snaps, snap{m, model})
+	for i, s := range snaps {
+		for a, want := range s.model {
+			if got := s.m.Load(a); got != want {
+				t.Fatalf("snapshot %d: Load(%#x) = %#x, want %#x", i, a, got, want)
+			}
+		}
+		if got := s.m.Load(1 << 40); got != 0xAA {
+			t.Fatalf("snapshot %d: unwritten address holds %#x, want the default", i, got)
+		}
+		if len(s.m.Written()) != len(s.model) {
+			t.Fatalf("snapshot %d: %d written addresses, want %d", i, len(s.m.Written()), len(s.model))
+		}
+	}
+	if !MemFromMap(0xAA, model).Equal(m) {
+		t.Error("MemFromMap of the same bytes is not Equal")
+	}
+	if snaps[0].m.Equal(m) {
+		t.Error("an early snapshot Equals the final memory")
+	}
+}

@@ -1,0 +1,284 @@
+package x86
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"eqc/ir"
+)
+
+// fpEval interprets the uninterpreted floating point functions of sem_fp.go
+// the way SSE computes them (round to nearest even, the default NaN and the
+// NaN propagation rules of the SDM), so that the golden cases check that the
+// semantics wire the right lanes into the right functions.
+
+// fpLane is one IEEE value of 32 or 64 bits held as its bit pattern.
+type fpLane struct {
+	w    uint32
+	bits uint64
+}
+
+func (l fpLane) f() float64 {
+	if l.w == 32 {
+		return float64(math.Float32frombits(uint32(l.bits)))
+	}
+	return math.Float64frombits(l.bits)
+}
+
+func fromF(w uint32, v float64) fpLane {
+	if w == 32 {
+		return fpLane{32, uint64(math.Float32bits(float32(v)))}
+	}
+	return fpLane{64, math.Float64bits(v)}
+}
+
+func (l fpLane) isNaN() bool { return math.IsNaN(l.f()) }
+
+func (l fpLane) quiet() fpLane {
+	if l.w == 32 {
+		return fpLane{32, l.bits | 0x00400000}
+	}
+	return fpLane{64, l.bits | 0x0008000000000000}
+}
+
+func defaultNaN(w uint32) fpLane {
+	if w == 32 {
+		return fpLane{32, 0xFFC00000}
+	}
+	return fpLane{64, 0xFFF8000000000000}
+}
+
+// fpArith applies op with SSE's NaN rules: a NaN operand propagates (the
+// first one), a NaN made from numbers is the default NaN.
+func fpArith(a, b fpLane, op func(x, y float64) float64) fpLane {
+	switch {
+	case a.isNaN():
+		return a.quiet()
+	case b.isNaN():
+		return b.quiet()
+	}
+	var r fpLane
+	if a.w == 32 {
+		x, y := float32(a.f()), float32(b.f())
+		r = fpLane{32, uint64(math.Float32bits(float32(op32(x, y, op))))}
+	} else {
+		r = fromF(64, op(a.f(), b.f()))
+	}
+	if r.isNaN() {
+		return defaultNaN(a.w)
+	}
+	return r
+}
+
+// op32 computes op in single precision: the float64 operation on float32
+// inputs rounded once to float32 is exact for + − × ÷ (the double
+// result's rounding cannot be observed after rounding to 24 bits).
+func op32(x, y float32, op func(x, y float64) float64) float32 {
+	return float32(op(float64(x), float64(y)))
+}
+
+func cmpPred(a, b fpLane, pred uint64) bool {
+	x, y := a.f(), b.f()
+	unord := a.isNaN() || b.isNaN()
+	switch pred & 7 {
+	case 0:
+		return !unord && x == y
+	case 1:
+		return !unord && x < y
+	case 2:
+		return !unord && x <= y
+	case 3:
+		return unord
+	case 4:
+		return unord || x != y
+	case 5:
+		return unord || !(x < y)
+	case 6:
+		return unord || !(x <= y)
+	}
+	return !unord
+}
+
+// toInt converts like cvt(t)s[sd]2si: out of range and NaN give the
+// "integer indefinite" value.
+func toInt(v float64, w uint32, trunc bool) uint64 {
+	if trunc {
+		v = math.Trunc(v)
+	} else {
+		v = math.RoundToEven(v)
+	}
+	lim := math.Ldexp(1, int(w-1))
+	if math.IsNaN(v) || v >= lim || v < -lim {
+		return 1 << (w - 1)
+	}
+	return uint64(int64(v)) & mask(w)
+}
+
+func lanesOf(x [2]uint64, w uint32) []fpLane {
+	var out []fpLane
+	for i := uint32(0); i < 128; i += w {
+		out = append(out, fpLane{w, x[i/64] >> (i % 64) & mask(w)})
+	}
+	return out
+}
+
+func packLanes(ls []fpLane, w uint32) [2]uint64 {
+	var x [2]uint64
+	for i, l := range ls {
+		pos := uint32(i) * w
+		x[pos/64] |= (l.bits & mask(w)) << (pos % 64)
+	}
+	return x
+}
+
+func fpEval(f *ir.Func, args []ir.Value) (ir.Value, bool) {
+	name, ok := strings.CutPrefix(f.Name, FPFuncPrefix)
+	if !ok {
+		return ir.Value{}, false
+	}
+	var pred uint64
+	if base, p, has := strings.Cut(name, "."); has {
+		name = base
+		pred, _ = strconv.ParseUint(p, 10, 8)
+	}
+	w := uint32(64)
+	if strings.HasSuffix(name, "ss") || strings.HasSuffix(name, "ps") {
+		w = 32
+	}
+	bvArg := func(i int) uint64 { return args[i].BV().Uint64() }
+	lane := func(i int) fpLane { return fpLane{w, bvArg(i)} }
+	res := func(l fpLane) (ir.Value, bool) { return ir.BVValue(ir.NewBV(l.w, l.bits)), true }
+	res128 := func(x [2]uint64) (ir.Value, bool) { return ir.BVValue(bv128(x)), true }
+	binop := map[string]func(x, y float64) float64{
+		"add": func(x, y float64) float64 { return x + y },
+		"sub": func(x, y float64) float64 { return x - y },
+		"mul": func(x, y float64) float64 { return x * y },
+		"div": func(x, y float64) float64 { return x / y },
+	}
+	// One lane of a binary operation.
+	lane2 := func(op string, a, b fpLane) (fpLane, bool) {
+		switch op {
+		case "add", "sub", "mul", "div":
+			return fpArith(a, b, binop[op]), true
+		case "min":
+			if !a.isNaN() && !b.isNaN() && a.f() < b.f() {
+				return a, true
+			}
+			return b, true
+		case "max":
+			if !a.isNaN() && !b.isNaN() && a.f() > b.f() {
+				return a, true
+			}
+			return b, true
+		case "cmp":
+			if cmpPred(a, b, pred) {
+				return fpLane{a.w, mask(a.w)}, true
+			}
+			return fpLane{a.w, 0}, true
+		}
+		return fpLane{}, false
+	}
+	sqrt := func(a fpLane) fpLane {
+		switch {
+		case a.isNaN():
+			return a.quiet()
+		case a.f() < 0:
+			return defaultNaN(a.w)
+		}
+		return fromF(a.w, math.Sqrt(a.f()))
+	}
+	arithOps := map[string]bool{"add": true, "sub": true, "mul": true, "div": true, "min": true, "max": true,
+		"cmp": true, "sqrt": true}
+	if op := name[:max(len(name)-2, 0)]; arithOps[op] {
+		switch name[len(name)-2:] {
+		case "ss", "sd":
+			if op == "sqrt" {
+				return res(sqrt(lane(0)))
+			}
+			if l, ok := lane2(op, lane(0), lane(1)); ok {
+				return res(l)
+			}
+		case "ps", "pd":
+			if op == "sqrt" {
+				ls := lanesOf(split128(args[0].BV()), w)
+				for i := range ls {
+					ls[i] = sqrt(ls[i])
+				}
+				return res128(packLanes(ls, w))
+			}
+			if _, known := lane2(op, fpLane{w, 0}, fpLane{w, 0}); known {
+				xs, ys := lanesOf(split128(args[0].BV()), w), lanesOf(split128(args[1].BV()), w)
+				for i := range xs {
+					xs[i], _ = lane2(op, xs[i], ys[i])
+				}
+				return res128(packLanes(xs, w))
+			}
+		}
+	}
+	switch name {
+	case "ucomiss", "ucomisd", "comiss", "comisd":
+		a, b := lane(0), lane(1)
+		var r uint64
+		switch {
+		case a.isNaN() || b.isNaN():
+			r = 7
+		case a.f() < b.f():
+			r = 1
+		case a.f() == b.f():
+			r = 4
+		}
+		return ir.BVValue(ir.NewBV(3, r)), true
+	case "cvtsi2sd":
+		return res(fromF(64, float64(args[0].BV().Int64())))
+	case "cvtsi2ss":
+		return res(fpLane{32, uint64(math.Float32bits(float32(args[0].BV().Int64())))})
+	case "cvttsd2si", "cvtsd2si", "cvttss2si", "cvtss2si":
+		in := uint32(64)
+		if strings.HasSuffix(name, "ss2si") {
+			in = 32
+		}
+		return ir.BVValue(ir.NewBV(f.Result.Width, toInt(fpLane{in, bvArg(0)}.f(), f.Result.Width, strings.HasPrefix(name, "cvtt")))), true
+	case "cvtss2sd":
+		a := fpLane{32, bvArg(0)}
+		if a.isNaN() {
+			return res(fpLane{64, math.Float64bits(a.f()) | 0x0008000000000000})
+		}
+		return res(fromF(64, a.f()))
+	case "cvtsd2ss":
+		a := fpLane{64, bvArg(0)}
+		if a.isNaN() {
+			q := a.quiet().bits
+			return res(fpLane{32, (q>>63)<<31 | 0x7f800000 | (q>>29)&0x7fffff})
+		}
+		return res(fromF(32, a.f()))
+	case "cvtdq2ps":
+		x := split128(args[0].BV())
+		var out []fpLane
+		for _, l := range lanesOf(x, 32) {
+			out = append(out, fpLane{32, uint64(math.Float32bits(float32(int32(l.bits))))})
+		}
+		return res128(packLanes(out, 32))
+	case "cvtdq2pd":
+		v := bvArg(0)
+		return res128([2]uint64{math.Float64bits(float64(int32(v))), math.Float64bits(float64(int32(v >> 32)))})
+	case "cvtps2pd":
+		v := bvArg(0)
+		lo, hi := fpLane{32, v & 0xffffffff}, fpLane{32, v >> 32}
+		return res128([2]uint64{math.Float64bits(lo.f()), math.Float64bits(hi.f())})
+	case "cvtpd2ps":
+		ls := lanesOf(split128(args[0].BV()), 64)
+		return res128([2]uint64{uint64(math.Float32bits(float32(ls[0].f()))) | uint64(math.Float32bits(float32(ls[1].f())))<<32, 0})
+	case "cvttpd2dq", "cvtpd2dq":
+		ls := lanesOf(split128(args[0].BV()), 64)
+		t := name == "cvttpd2dq"
+		return res128([2]uint64{toInt(ls[0].f(), 32, t) | toInt(ls[1].f(), 32, t)<<32, 0})
+	case "cvttps2dq", "cvtps2dq":
+		ls := lanesOf(split128(args[0].BV()), 32)
+		for i := range ls {
+			ls[i] = fpLane{32, toInt(ls[i].f(), 32, name == "cvttps2dq")}
+		}
+		return res128(packLanes(ls, 32))
+	}
+	return ir.Value{}, false
+}
