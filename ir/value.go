@@ -301,9 +301,6 @@ func (m *Mem) With(a uint64, bytes []byte) *Mem {
 	return &Mem{tree: t, Default: m.Default}
 }
 
-// root is m itself; it remains from when memories were chains of overlays.
-func (m *Mem) root() *Mem { return m }
-
 // Written returns, in increasing order, every address ever written in m's
 // history (some may hold Default again).
 func (m *Mem) Written() []uint64 {

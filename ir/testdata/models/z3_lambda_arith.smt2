@@ -1,0 +1,7 @@
+(set-option :produce-models true)
+(declare-fun m () (Array (_ BitVec 64) (_ BitVec 8)))
+(declare-fun p () (_ BitVec 64))
+(assert (= m (lambda ((i (_ BitVec 64))) ((_ extract 7 0) (bvadd i #x0000000000000003)))))
+(assert (= (select m p) #x22))
+(check-sat)
+(get-model)

@@ -1,0 +1,8 @@
+(set-option :produce-models true)
+(declare-fun m () (Array (_ BitVec 64) (_ BitVec 8)))
+(declare-fun p () (_ BitVec 64))
+(assert (forall ((i (_ BitVec 64))) (=> (bvult i #x0000000000000010) (= (select m i) ((_ extract 7 0) i)))))
+(assert (= (select m p) #x22))
+(assert (= (select m #x0000000000000100) #x23))
+(check-sat)
+(get-model)
