@@ -37,13 +37,13 @@ func commands() []command {
 			summary: "check that functions of DST are equivalent to those of SRC", issue: "the static-checker issue"},
 		{name: "lift", usage: "[--json] FILE...", summary: "harvest and lift every function of ELF files", run: runLift},
 		{name: "trace", usage: "[--json] [--vectors N] [--check-semantics] FILE [--func NAME]...",
-			summary: "run functions natively on generated test vectors", issue: "the tracer issue"},
+			summary: "run functions natively on generated test vectors", run: runTrace},
 		{name: "sweep", usage: "--suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub LIST] [--engine E] [--timeout D] [--jobs N] [--out DIR]",
 			summary: "compile a suite, check every function pair, write Parquet", issue: "the pipeline issue"},
-		{name: "report", usage: "DIR", summary: "summary tables from the Parquet files under DIR", issue: "the pipeline issue"},
+		{name: "report", usage: "[--format text|markdown] DIR", summary: "summary tables from the Parquet files under DIR", run: runReport},
 		{name: "proof", usage: "verify PROOF SRC DST", summary: "recheck a proof independently of the search", issue: "the static-checker issue"},
 		{name: "smt", usage: "[--solver z3|z3-process|cvc5|boolector|portfolio] [--timeout DURATION] FILE",
-			summary: "decide an SMT-LIB2 query with eqc's solver layer (a debugging aid)", issue: "the foundation issue"},
+			summary: "decide an SMT-LIB2 query with eqc's solver layer (a debugging aid)", run: runSMT},
 		{name: "version", summary: "print the version", run: runVersion},
 	}
 }

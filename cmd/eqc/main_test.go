@@ -94,3 +94,30 @@ func TestLiftBadFileExit65(t *testing.T) {
 		t.Errorf("want one line naming %s, got %q", bad, errOut)
 	}
 }
+
+func TestSMT(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	sat := write("sat.smt2", "(declare-fun x () (_ BitVec 8))\n(assert (= (bvmul x #x03) #x01))\n")
+	unsat := write("unsat.smt2", "(declare-fun x () (_ BitVec 8))\n(assert (not (= (bvsub (bvadd x x) x) x)))\n")
+	bad := write("bad.smt2", "(assert (frobnicate))\n")
+	for _, solver := range []string{"z3", "cvc5", "boolector", "z3,cvc5"} {
+		code, out, errOut := eqc("smt", "--solver", solver, sat)
+		if code != 0 || !strings.HasPrefix(out, "sat\n") || !strings.Contains(out, "x = #xab") {
+			t.Errorf("%s on sat: exit %d, out %q, err %q", solver, code, out, errOut)
+		}
+		if code, out, _ := eqc("smt", "--solver", solver, unsat); code != 0 || !strings.HasPrefix(out, "unsat\n") {
+			t.Errorf("%s on unsat: exit %d, out %q", solver, code, out)
+		}
+	}
+	if code, _, errOut := eqc("smt", bad); code != exitBadInput || !strings.Contains(errOut, bad) {
+		t.Errorf("bad file: exit %d, err %q; want 65 naming the file", code, errOut)
+	}
+	if code, _, _ := eqc("smt", "--solver", "yices", sat); code != exitUsage {
+		t.Errorf("unknown solver: exit %d, want 64", code)
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"eqc/ir"
+	"eqc/prove"
+)
+
+// runSMT is `eqc smt [--solver LIST] [--timeout D] FILE`: parse an SMT-LIB2
+// script into eqc's terms and decide it with eqc's solver layer — the same
+// path every proof obligation takes (printer, backend, model reader, model
+// check). A debugging aid; the exit status is 0 for sat or unsat, 2 for
+// unknown, 65 for a file that does not parse.
+func runSMT(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("smt", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	solvers := fs.String("solver", "z3", "comma-separated backends to race: z3, z3-process, cvc5, boolector")
+	timeout := fs.Duration("timeout", 60*time.Second, "give up after this long")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: eqc smt [--solver LIST] [--timeout DURATION] FILE\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	path := fs.Arg(0)
+	text, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "eqc smt: %v\n", err)
+		return exitBadInput
+	}
+	b := ir.NewBuilder()
+	script, err := ir.ParseScript(b, string(text))
+	if err != nil {
+		fmt.Fprintf(stderr, "eqc smt: %s: %v\n", path, err)
+		return exitBadInput
+	}
+	s, _, err := prove.New(prove.Options{Backends: strings.Split(*solvers, ",")})
+	if err != nil {
+		fmt.Fprintf(stderr, "eqc smt: %v\n", err)
+		if errors.Is(err, prove.ErrUnknownKind) {
+			return exitUsage
+		}
+		return exitUnknown
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	r := s.Check(ctx, prove.Query{B: b, Assertions: script.Asserts})
+	fmt.Fprintf(stdout, "%v\n", r.Status)
+	switch r.Status {
+	case prove.Unknown:
+		fmt.Fprintf(stdout, "; reason: %s\n", r.Reason)
+		return exitUnknown
+	case prove.Sat:
+		names := make([]string, 0, len(script.Names.Vars))
+		for name := range script.Names.Vars {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			v, _ := r.Model.VarValue(b, script.Names.Vars[name])
+			fmt.Fprintf(stdout, "%s = %v\n", name, v)
+		}
+	}
+	fmt.Fprintf(stdout, "; %s, %v\n", r.Solver, r.Elapsed.Round(time.Microsecond))
+	return 0
+}

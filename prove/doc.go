@@ -1,0 +1,72 @@
+// Package prove decides the queries of translation validation with SMT
+// solvers. It will also hold the Houdini fixpoint over candidate
+// invariants, the proof obligations of product programs, proof files with
+// their independent checker, and counterexample extraction; what exists now
+// is the layer underneath all of that.
+//
+// # Queries over terms
+//
+// A Query is a conjunction of ir terms; a Solver answers whether it is
+// satisfiable. New builds the stack eqc uses: the named backends, raced in a
+// Portfolio when there are several, behind a Cache, under an adapter
+// (NewSolver) that prints each query canonically — variables and functions
+// renamed by first occurrence, so alpha-equivalent queries share a cache
+// entry — and reads a Sat model back into the query's own terms. Every
+// model is evaluated by eqc's evaluator before it is returned: a model that
+// does not satisfy the query (a disagreement between printer, solver, model
+// reader and evaluator) becomes Unknown "bad-model", never a Sat the caller
+// would build a counterexample from. Constants a model leaves out read as
+// zero. Soundness rests on Unsat, which the adapter passes through from the
+// solver unchanged.
+//
+// # Text-level solvers
+//
+// A TextSolver takes a script (an optional set-logic, then declarations,
+// definitions and assertions) and returns an Answer: Sat with a model,
+// Unsat, or Unknown with a Reason. Backends:
+//
+//   - Z3Lib runs libz3 in-process through the cgo package prove/z3 (one Z3
+//     context per goroutine at a time, pooled). It is the fastest for the
+//     many small queries a proof produces, since no process is started,
+//     provided the script begins with a quantifier-free (set-logic QF_...):
+//     then Z3 builds only that logic's tactic (under 1 ms of setup instead
+//     of 5-15 ms for the general solver used without a logic or with ALL).
+//   - Process runs z3 (-in -smt2), cvc5 (--lang smt2 --produce-models) or
+//     Debian's Boolector 1.5 (--smt2 -m; the script is rewritten to the
+//     older dialect — definitions become lets — and its model translated
+//     back; it has no uninterpreted functions of arguments) as a fresh
+//     process per query, in its own process group.
+//
+// Two wrappers are TextSolvers themselves:
+//
+//   - Portfolio races several solvers and keeps the first definite answer,
+//     cancelling the others.
+//   - Cache remembers definite answers by query text, bounded by an LRU
+//     limit, with hit and miss counts for the results table.
+//
+// # Invariants
+//
+//   - A solver's misbehaviour is an answer, not an error: timeouts,
+//     cancellation, crashes, missing binaries, parse errors, garbage on
+//     stdout and "unknown" all yield Status Unknown with a Reason whose
+//     kind (ReasonKind) is one of the Reason* constants. CheckText never
+//     panics or returns a Go error for them; only constructors return
+//     errors (ErrSolverMissing, ErrUnknownKind).
+//   - Sat and Unsat are only reported when the solver printed them with no
+//     error before, and exited normally; a solver that answered and then
+//     died of a signal is not trusted. A definite answer is the only thing
+//     the prover acts on, so Unknown is always the safe fallback.
+//   - Deadlines and cancellation come from the context. CheckText returns
+//     only after everything it started has stopped: solver processes (and
+//     their descendants) are killed and reaped, Z3 checks interrupted,
+//     portfolio racers drained. Nothing leaks across calls.
+//   - Queries are independent: declarations never carry over between
+//     CheckText calls, in any backend.
+//   - A Model is a sequence of SMT-LIB define-fun commands, one per line
+//     group, in the solver's own notation (#x or #b literals, Z3's
+//     (_ as-array k!n) helpers, cvc5's store chains). Constants whose value
+//     does not matter may be missing (in-process Z3 leaves them out); any
+//     value works for them.
+//   - The Cache keeps only Sat and Unsat answers: an Unknown depends on the
+//     time allowed and the load, and may succeed on retry.
+package prove

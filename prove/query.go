@@ -1,0 +1,174 @@
+package prove
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"eqc/ir"
+)
+
+// Query asks whether the conjunction of Assertions, boolean terms of B, is
+// satisfiable. A proof obligation "P implies Q" is the Query P ∧ ¬Q, which
+// is discharged when the answer is Unsat.
+type Query struct {
+	B          *ir.Builder
+	Assertions []ir.Term
+}
+
+// Result is a solver's answer to a Query.
+type Result struct {
+	Status Status
+	// Model gives, on Sat, values to the query's free constants and
+	// uninterpreted functions. It has been checked: the evaluator finds
+	// every assertion true under it (constants the solver left out, which
+	// may take any value, are read as zero).
+	Model   ir.Env
+	Reason  string // on Unknown: starts with one of the Reason* kinds
+	Solver  string
+	Elapsed time.Duration
+	Cached  bool
+}
+
+// Solver decides Queries. Check never returns an error: a solver that fails
+// gives Unknown with a Reason.
+type Solver interface {
+	Name() string
+	Check(ctx context.Context, q Query) Result
+	Close() error
+}
+
+// ReasonBadModel is the Unknown kind for a Sat answer whose model does not
+// satisfy the query under eqc's own evaluator: a disagreement between the
+// printer, the solver, the model reader or the evaluator, reported rather
+// than trusted.
+const ReasonBadModel = "bad-model"
+
+// NewSolver returns a Solver that prints each query canonically (variables
+// renamed by first occurrence, so a Cache underneath keys alpha-equivalent
+// queries alike), sends it to ts, and reads the model back into ir terms.
+func NewSolver(ts TextSolver) Solver { return &textSolver{ts: ts} }
+
+type textSolver struct{ ts TextSolver }
+
+func (s *textSolver) Name() string { return s.ts.Name() }
+func (s *textSolver) Close() error { return s.ts.Close() }
+
+func (s *textSolver) Check(ctx context.Context, q Query) Result {
+	text, names := ir.QueryString(q.B, q.Assertions, ir.PrintOptions{Canonical: true})
+	a := s.ts.CheckText(ctx, text)
+	r := Result{Status: a.Status, Reason: a.Reason, Solver: a.Solver, Elapsed: a.Elapsed, Cached: a.Cached}
+	if a.Status != Sat {
+		return r
+	}
+	m, err := ir.ParseModel(q.B, a.Model, names)
+	if err != nil {
+		return Result{Status: Unknown, Reason: fmt.Sprintf("%s: model: %v", ReasonGarbage, err),
+			Solver: a.Solver, Elapsed: a.Elapsed, Cached: a.Cached}
+	}
+	env := &completedModel{m: m}
+	if err := modelSatisfies(q, env); err != nil {
+		return Result{Status: Unknown, Reason: fmt.Sprintf("%s: %v", ReasonBadModel, err),
+			Solver: a.Solver, Elapsed: a.Elapsed, Cached: a.Cached}
+	}
+	r.Model = env
+	return r
+}
+
+// modelSatisfies evaluates every assertion of q under env.
+func modelSatisfies(q Query, env ir.Env) error {
+	ev := ir.NewEvaluator(q.B, env)
+	for _, t := range q.Assertions {
+		v, err := ev.Eval(t)
+		if err != nil {
+			return fmt.Errorf("evaluating %s: %v", q.B.Short(t), err)
+		}
+		if !v.Bool() {
+			return fmt.Errorf("assertion %s is false under the model", q.B.Short(t))
+		}
+	}
+	return nil
+}
+
+// completedModel reads a free constant the model leaves out as zero (the
+// solver left it out because any value will do), and a function it leaves
+// out as the constant zero function.
+type completedModel struct{ m *ir.Model }
+
+func (c *completedModel) VarValue(b *ir.Builder, t ir.Term) (ir.Value, bool) {
+	if v, ok := c.m.VarValue(b, t); ok {
+		return v, true
+	}
+	return zeroValue(b.Sort(t)), true
+}
+
+func (c *completedModel) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
+	if v, ok := c.m.ApplyFunc(f, args); ok {
+		return v, true
+	}
+	return zeroValue(f.Result), true
+}
+
+func zeroValue(s ir.Sort) ir.Value {
+	switch s.Kind {
+	case ir.KindBool:
+		return ir.BoolValue(false)
+	case ir.KindBV:
+		return ir.BVValue(ir.NewBV(s.Width, 0))
+	}
+	return ir.MemValue(ir.NewMem(0))
+}
+
+// Options choose the backends of a default solver stack.
+type Options struct {
+	// Backends names the solvers to race: "z3" (libz3 in process),
+	// "z3-process", "cvc5", "boolector". Empty means z3 alone.
+	Backends []string
+	// CacheSize bounds the query cache; 0 means no cache.
+	CacheSize int
+}
+
+// New builds the solver stack eqc uses: the named backends, raced in a
+// Portfolio when there is more than one, behind a query cache. A backend
+// that cannot be started (a missing binary) is an error naming it.
+func New(opts Options) (Solver, *Cache, error) {
+	names := opts.Backends
+	if len(names) == 0 {
+		names = []string{"z3"}
+	}
+	var members []TextSolver
+	closeAll := func() {
+		for _, m := range members {
+			m.Close()
+		}
+	}
+	for _, name := range names {
+		var ts TextSolver
+		var err error
+		switch name {
+		case "z3":
+			ts, err = NewZ3Lib()
+		case "z3-process":
+			ts, err = NewProcess(KindZ3, "")
+		case KindCVC5, KindBoolector:
+			ts, err = NewProcess(name, "")
+		default:
+			err = fmt.Errorf("%w: %q (want z3, z3-process, cvc5 or boolector)", ErrUnknownKind, name)
+		}
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		members = append(members, ts)
+	}
+	var ts TextSolver = members[0]
+	if len(members) > 1 {
+		ts = NewPortfolio(members...)
+	}
+	var cache *Cache
+	if opts.CacheSize > 0 {
+		cache = NewCache(ts, opts.CacheSize)
+		ts = cache
+	}
+	return NewSolver(ts), cache, nil
+}
