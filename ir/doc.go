@@ -13,6 +13,41 @@
 // from 64-bit addresses to bytes, read and written with sized little-endian
 // Select(M, a, n) and Store(M, a, n, v).
 //
+// # Evaluation
+//
+// The concrete evaluator (eval.go) gives every op its meaning through a
+// table indexed by Op, built on the BV methods of bvops.go: SMT-LIB
+// semantics at any width (division by zero included), allocation-free up to
+// 64 bits. It is iterative and memoised per Env, evaluates Ite lazily, and
+// returns *UnboundError or *EnvSortError when the Env is incomplete or gives
+// a value of the wrong sort. Concrete memories (Mem) are persistent treaps:
+// a store costs O(log n) and leaves the old memory intact.
+//
+// # Simplification
+//
+// The simplifier (simplify.go, simplify_rules.go) rewrites bottom-up to a
+// normal form with a table of small named rules per op, which reads like a
+// rules file and counts how often each rule fires. Constant folding goes
+// through the evaluator's table, so folding and evaluation cannot disagree,
+// and every rule is an equivalence at every width: checked against the
+// evaluator on random terms from ir/irtest here, and proved by Z3 on a
+// sample in package prove. In normal form an address is a base plus at most
+// one constant, so select(store(M,a,n,v),a',n') short-circuits to
+// select(M,a',n') when a and a' share a base and the byte ranges are
+// disjoint modulo 2^64, and reads exactly the bytes of v when they overlap
+// (thesis §2.4.3).
+//
+// # SMT-LIB
+//
+// WriteQuery prints a conjunction as an SMT-LIB2 script, naming shared and
+// deep subterms once (define-fun, or nested lets for solvers without it),
+// with canonical variable names on request: that text keys the query cache.
+// Memory selects and stores expand into byte-wise array operations, and
+// variable rotations into shifts. ReadSExprs, ParseTerm and ParseScript read
+// SMT-LIB text back into terms, and ParseModel reads the models z3, cvc5 and
+// boolector print into a Model, an Env. Every reader bounds its depth and
+// work, so hostile solver output or proof files cannot crash or hang eqc.
+//
 // Rules:
 //   - A Builder is not safe for concurrent use; give each goroutine its own.
 //   - Constructors check sorts and panic on ill-sorted input: an ill-sorted
