@@ -27,6 +27,11 @@ var CsmithOptions = []string{"--no-float", "--no-packed-struct", "--max-funcs", 
 // generated program includes.
 var CsmithInclude = "/usr/include/csmith"
 
+// CacheDir is where tests of every package build the corpus, so that one
+// `make test` compiles it once: objects are cached by the content hash of
+// their source, compiler and flags, so sharing the directory is safe.
+func CacheDir() string { return filepath.Join(os.TempDir(), "eqc-bench-cache") }
+
 // Corpus builds the lifter/tracer measurement corpus into dir and returns
 // its objects: the TSVC kernels (both variants), csmith programs from
 // CsmithSeeds and the built-in "corpus" programs, each with gcc-12 and

@@ -35,7 +35,7 @@ func runTests(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(testScratch)
-	testWorkDir = filepath.Join(os.TempDir(), "eqc-bench-test-cache")
+	testWorkDir = CacheDir()
 	if os.Getenv("EQC_BENCH_FRESH") != "" {
 		testWorkDir = filepath.Join(testScratch, "work")
 	}

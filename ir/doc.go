@@ -48,6 +48,26 @@
 // boolector print into a Model, an Env. Every reader bounds its depth and
 // work, so hostile solver output or proof files cannot crash or hang eqc.
 //
+// # Transfer function graphs
+//
+// A TFG (tfg.go; thesis §2.2.2) has program points as nodes: entry, exit,
+// halt (every abnormal end), loop heads, call sites and plain block heads.
+// An edge carries a Bool condition, a transfer function (one term per state
+// component, over the state variables at the from-node, which are the same
+// variables at every node), the calls it makes in order, each with a guard,
+// and a fault condition. Sequential composition substitutes the first
+// edge's transfer into the second's terms (Substitute, subst.go: iterative
+// and memoized). Parallel composition is c1 ∨ c2 with ite(c1, T1, T2); it is
+// exact because the out-edges of a node are pairwise exclusive and
+// exhaustive and path sets only merge paths that part at some branch.
+// PathSet and Collapse build composite edges by dynamic programming over
+// the graph unrolled by retreating-edge count (μ) and arrivals at the
+// target, never by enumerating paths; a PathExpr keeps the series-parallel
+// structure. Anchors (§2.4.1) are the entry, exit and halt nodes, every
+// retreating edge's target, and the call sites. EvalStep and Run execute a
+// TFG concretely (tfg_eval.go) and report any node where not exactly one
+// edge is taken.
+//
 // Rules:
 //   - A Builder is not safe for concurrent use; give each goroutine its own.
 //   - Constructors check sorts and panic on ill-sorted input: an ill-sorted

@@ -95,6 +95,69 @@
 // holds the bytes of the instruction's memory operand (and implicit stack
 // slot) before and after it, and Process.ReadMem works inside callbacks.
 //
-// Not here yet: test-vector generation, block coverage, and the
-// per-instruction semantics cross-check against the lifter (x86/ir).
+// With RunOptions.OneShot each breakpoint is lifted at its first hit for
+// the rest of the run: one stop per block reached, which is all block
+// coverage needs. RunOptions.BeforeStep sees each single-step pre-state
+// before the instruction runs and may record more memory blocks, which the
+// tracer reads again into the post-state.
+//
+// Start retries the exec when the driver cannot map a fixed region (exit
+// 71-73): recent kernels put the brk area of a static executable at a
+// random address that may overlap HeapAddr, StackAddr or CallLogAddr.
+//
+// # Targets, layouts and test vectors (target.go, layout.go, vectors.go)
+//
+// A Target is a harvested function (x86.Func with its DWARF signature, its
+// CFG) and the Executable it was linked into; CFG addresses (section
+// offsets of the object) are rebased onto the executable's symbol. A
+// Layout, from the DWARF signature of the first target that has one, says
+// how each parameter is passed (integers, pointers, aggregates of at most 16
+// bytes in rdi..r9 then the stack; float and double in xmm0-7) and which
+// memory a vector fills: one heap buffer per pointer parameter at a fixed
+// address (pointee size × BufElems bytes, at least 256), a pool that
+// pointers stored in memory point into (char **, pointer globals), and every
+// global that all targets' executables define (named by symbol, so layouts
+// may differ), filled with random bytes up to 1 MiB each. Without DWARF the
+// six argument registers hold small integers or buffer addresses. A
+// length-like integer (named n, len, size, count, ...; or any integer
+// parameter of a function with loops) is drawn from [0, MaxLen] most of the
+// time. The immediates of the targets' code form a dictionary of values to
+// try (x == 12345).
+//
+// Generate is deterministic from its seed. It runs seeds (a base vector,
+// zero memory, equal buffers, every boundary value 0, 1, -1, min, max and
+// small of every integer, the dictionary, random vectors), then rounds of
+// mutation of the vectors that reached new blocks — argument values, NULL,
+// misaligned and aliasing pointers, memory elements set to boundary,
+// dictionary or argument values, bytes zeroed, prefixes copied between
+// buffers, splices — until no new block is reached for Stall rounds, and
+// fills up to the number of vectors wanted. A candidate is run on every
+// target (the two programs of a pair see the very same Vector) and kept
+// only if all of them return; faults, timeouts and other endings are
+// counted and discarded.
+//
+// # Block coverage (coverage.go)
+//
+// Coverage counts the blocks of the CFG reachable from the entry, except
+// blocks starting with a trap (ud2, int3, hlt); a block is covered when a
+// kept vector reached its head (a one-shot breakpoint).
+//
+// # Semantics cross-check (crosscheck.go)
+//
+// CrossCheck single-steps every vector. Before each instruction of the
+// object's own functions it lifts the instruction with x86.StepBytes on a
+// fresh x86.NewState (one small ir.Builder per instruction address, cached),
+// evaluates the addresses of every select and store of the result on the
+// pre-state and reads those bytes from the tracee; after it, it evaluates
+// rip, the 16 GPRs, the six status flags, xmm0-15 and the memory with
+// ir.Evaluator under the pre-state (an ir.Env binding the initial-state
+// variables) and compares them with the CPU: registers bit for bit, flags
+// only where defined, memory at every byte the semantics store and every
+// recorded byte the CPU changed. Architecturally undefined values (fresh
+// variables) are evaluated twice, as all zeros and all ones; bits that
+// differ are not compared. Terms that apply uninterpreted functions (SSE
+// floating point) are counted, not compared. rep string instructions trap
+// after every iteration under single-step, so only counts 0 and 1 are
+// compared. Mismatches keep the instruction bytes, Intel syntax, pre- and
+// post-state and the differing parts.
 package tracer

@@ -69,6 +69,8 @@ func (e *LinkError) Unwrap() error { return e.Err }
 type StartError struct {
 	Exe    string
 	Reason string
+
+	mapFailed bool // a fixed mapping collided (spawn retries)
 }
 
 func (e *StartError) Error() string {

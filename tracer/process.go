@@ -3,6 +3,7 @@ package tracer
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -29,6 +30,10 @@ type RunOptions struct {
 	Breakpoints []uint64
 	MaxStates   int
 	OnBreak     func(s *State) bool
+	// OneShot lifts each breakpoint at its first hit for the rest of the
+	// run, so that a run records at most one state per address (the first
+	// time it is reached): block coverage at one stop per block.
+	OneShot bool
 
 	// Single-step mode (Step != nil): Step is called after every instruction
 	// with the states before and after it; returning false ends the run
@@ -36,6 +41,12 @@ type RunOptions struct {
 	// the run ends with StepLimit. Not combinable with Breakpoints.
 	Step     func(pre, post *State) bool
 	MaxSteps int
+	// BeforeStep, if set in single-step mode, is called before each
+	// instruction with the state before it (Mem already holding the
+	// accessed blocks; ReadMem works inside it). It may append blocks to
+	// pre.Mem, filled with their current contents; the tracer reads the same
+	// blocks again after the instruction into post.Mem.
+	BeforeStep func(pre *State)
 
 	Timeout time.Duration // overrides Options.Timeout
 }
@@ -177,7 +188,32 @@ func (p *Process) wait() (syscall.WaitStatus, error) {
 	}
 }
 
+// spawnAttempts bounds how often spawn retries a driver that could not map
+// its fixed regions: recent kernels place the brk area of a static
+// executable at a random address that may overlap them, which another exec
+// avoids.
+const spawnAttempts = 8
+
 func (p *Process) spawn() error {
+	for i := 1; ; i++ {
+		retry, err := p.spawnOnce()
+		if !retry || i == spawnAttempts {
+			return err
+		}
+		p.starts--
+	}
+}
+
+func (p *Process) spawnOnce() (retry bool, _ error) {
+	err := p.spawnExec()
+	var se *StartError
+	if errors.As(err, &se) && se.mapFailed {
+		return true, err
+	}
+	return false, err
+}
+
+func (p *Process) spawnExec() error {
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return err
@@ -212,7 +248,11 @@ func (p *Process) spawn() error {
 		return fail("wait: %v", err)
 	}
 	if ws.Exited() {
-		return fail("driver exited with status %d: %s", ws.ExitStatus(), driverExit[ws.ExitStatus()])
+		err := fail("driver exited with status %d: %s", ws.ExitStatus(), driverExit[ws.ExitStatus()])
+		if st := ws.ExitStatus(); st >= 71 && st <= 73 {
+			err.(*StartError).mapFailed = true
+		}
+		return err
 	}
 	if !ws.Stopped() || ws.StopSignal() != syscall.SIGTRAP || ws.TrapCause() != 0 {
 		return fail("driver did not reach its hand-over point (status %#x)", uint32(ws))
@@ -444,11 +484,12 @@ func (p *Process) run(fn uint64, v *Vector, o *RunOptions) (*Result, error) {
 	fired := timedOut
 	p.mu.Unlock()
 	if fired {
-		if p.alive && res.Outcome != Timeout {
-			p.needRestart = true // killed after the run ended: it is dying
+		if p.alive {
+			p.needRestart = true // killed (after the run ended, or while collecting): it is dying
 		}
-		if !p.alive {
-			res.Outcome = Timeout
+		if !p.alive || err != nil {
+			// An error reading the killed process is the timeout's doing.
+			res.Outcome, err = Timeout, nil
 		}
 	}
 	res.Wall = time.Since(start)
@@ -517,12 +558,26 @@ func (p *Process) writable(addr, n uint64) bool {
 	if addr >= CallLogAddr && addr < CallLogAddr+CallLogSize {
 		return false
 	}
-	for _, s := range p.snap {
-		if addr >= s.addr && addr+n <= s.addr+uint64(len(s.data)) && addr+n >= addr {
-			return true
+	if addr+n < addr {
+		return false
+	}
+	// A range may span adjacent mappings (a global straddling the
+	// file-backed .data/.bss page and the anonymous bss after it).
+	for covered := true; covered; {
+		covered = false
+		for _, s := range p.snap {
+			if addr >= s.addr && addr < s.addr+uint64(len(s.data)) {
+				end := s.addr + uint64(len(s.data))
+				if addr+n <= end {
+					return true
+				}
+				n -= end - addr
+				addr, covered = end, true
+				break
+			}
 		}
 	}
-	return false
+	return n == 0
 }
 
 // contLoop runs with PTRACE_CONT, handling breakpoints, until the run ends.
@@ -532,9 +587,15 @@ func (p *Process) contLoop(res *Result, o *RunOptions) error {
 		maxStates = 100000
 	}
 	var pending uint64 // a lazy breakpoint lifted at its last hit
+	var spent []uint64 // one-shot breakpoints lifted during this run
 	defer func() {
 		if pending != 0 && p.alive {
 			p.poke(pending, 0xcc)
+		}
+		for _, a := range spent {
+			if p.alive && p.bpsIn {
+				p.poke(a, 0xcc)
+			}
 		}
 	}()
 	var regs syscall.PtraceRegs
@@ -593,6 +654,10 @@ func (p *Process) contLoop(res *Result, o *RunOptions) error {
 		}
 		if err := syscall.PtraceSetRegs(p.pid, &regs); err != nil {
 			return err
+		}
+		if o.OneShot {
+			spent = append(spent, at)
+			continue
 		}
 		if bp.lazy {
 			pending = at

@@ -176,6 +176,9 @@ func (p *Process) stepLoop(res *Result, regs *syscall.PtraceRegs, fp *fpregs, o 
 		if derr == nil {
 			pre.Mem = p.readAccesses(memAccesses(inst, &pre))
 		}
+		if o.BeforeStep != nil {
+			o.BeforeStep(&pre)
+		}
 		if err := syscall.PtraceSingleStep(p.pid); err != nil {
 			return err
 		}

@@ -66,8 +66,40 @@
 // reachable block is in RPO exactly once; each loop head dominates its
 // blocks; an outer loop precedes its inner loops in Function.Loops.
 //
-// LiftSummary is the per-function record of `eqc lift --json`.
+// # Instruction semantics (state.go, flags.go, sem*.go)
 //
-// Instruction semantics (turning Instructions into ir terms) live in the
-// package's other files.
+// Step lifts one decoded instruction into ir terms on a symbolic State: the
+// 16 general registers, rip, xmm0–15 and memory, with sub-register writes
+// following the architecture (32-bit writes zero the upper half). Flags are
+// lazy: the state keeps the last flag-producing operation and builds a flag
+// only when one is read, so after cmp a jb is literally rax <u rcx. Flags
+// the manual leaves undefined become fresh variables (prefix "undef."),
+// never a guess. div/idiv report their faults in Effect.Fault; scalar and
+// packed floating point are uninterpreted functions "fp.<mnemonic>/<widths>";
+// x87 and anything else unlifted is an *UnsupportedError naming the
+// mnemonic. Every mnemonic is checked against the CPU by golden cases
+// (testdata/golden, one per line: bytes, pre-state, post-state) recorded by
+// the native harness in internal/cpu; `go test -run Golden -update`
+// re-records them.
+//
+// # CFG → TFG (tfg.go)
+//
+// BuildTFG executes each node symbolically with Step, from the state whose
+// components are the StateLayout variables, up to the next node. Nodes are
+// the heads of reachable blocks and each call instruction. Branches give
+// the condition and its negation. Returns and tail jumps go to the exit
+// node; traps, falling off the end and anything that cannot be lifted go to
+// the halt node, and TFG.Unsupported records what could not be lifted.
+// Calls follow DESIGN "Calls": uninterpreted functions
+// call:NAME/N.{rax,xmm0,rdx,mem} of the widened arguments (from DWARF when
+// the file defines the callee, rdi…r9 otherwise) and the memory, with fresh
+// caller-saved registers and flags; a tail call also pops the return
+// address. An operand that a relocation names reads &symbol+offset (no
+// state prefix, so two layouts compare), through a scratch register among
+// r8–r15 for that one instruction. Loads from mergeable read-only sections
+// become their constants.
+//
+// LiftSummary is the per-function record of `eqc lift --json`;
+// File.LiftSummary adds the mnemonics the semantics could not lift to the
+// CFG's unsupported entries.
 package x86

@@ -137,6 +137,7 @@ func fpEval(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 	if !ok {
 		return ir.Value{}, false
 	}
+	name, _, _ = strings.Cut(name, "/") // the widths suffix
 	var pred uint64
 	if base, p, has := strings.Cut(name, "."); has {
 		name = base

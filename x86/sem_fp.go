@@ -78,12 +78,18 @@ func (c *ctx) fpName() string {
 	return name
 }
 
+// apply applies the instruction's uninterpreted function. Its name ends in
+// the operand and result widths ("fp.cvtsi2ss/64>32"), because one mnemonic
+// has forms of several widths and a function has one signature.
 func (c *ctx) apply(res ir.Sort, args ...ir.Term) ir.Term {
 	sorts := make([]ir.Sort, len(args))
+	widths := make([]string, len(args))
 	for i, a := range args {
 		sorts[i] = c.b.Sort(a)
+		widths[i] = strconv.FormatUint(uint64(sorts[i].Width), 10)
 	}
-	f := c.b.DeclareFunc(c.fpName(), sorts, res)
+	name := c.fpName() + "/" + strings.Join(widths, "_") + ">" + strconv.FormatUint(uint64(res.Width), 10)
+	f := c.b.DeclareFunc(name, sorts, res)
 	return c.b.Apply(f, args...)
 }
 

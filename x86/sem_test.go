@@ -213,3 +213,21 @@ func FuzzStep(f *testing.F) {
 		stepNoPanic(t, code)
 	})
 }
+
+// TestFPFormsOfOneMnemonicShareABuilder lifts two widths of one
+// floating-point mnemonic into one Builder: each form needs its own
+// uninterpreted function, or the second declaration clashes with the first.
+func TestFPFormsOfOneMnemonicShareABuilder(t *testing.T) {
+	b := ir.NewBuilder()
+	for _, code := range [][]byte{
+		{0xf3, 0x0f, 0x2a, 0xc0},       // cvtsi2ss xmm0, eax
+		{0xf3, 0x48, 0x0f, 0x2a, 0xc0}, // cvtsi2ss xmm0, rax
+		{0xf2, 0x0f, 0x2c, 0xc0},       // cvttsd2si eax, xmm0
+		{0xf2, 0x48, 0x0f, 0x2c, 0xc0}, // cvttsd2si rax, xmm0
+	} {
+		s := NewState(b)
+		if _, _, err := StepBytes(b, s, code, 0x1000); err != nil {
+			t.Errorf("% x: %v", code, err)
+		}
+	}
+}
