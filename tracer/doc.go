@@ -12,7 +12,7 @@
 //   - defines every undefined data symbol as a zero-filled, 64-byte aligned
 //     object sized from the object's DWARF declaration (DW_AT_declaration);
 //     when DWARF says nothing (no -g, clang omitting unused extern
-//     declarations, `extern int a[];`) the size is DefaultExternSize (64 KiB)
+//     declarations, `extern int a[];`) the size is DefaultExternSize (1 MiB)
 //     and Extern.SizeKnown is false; LinkOptions.Sizes overrides, so that the
 //     two objects of a pair can be given the same sizes; undefined __thread
 //     variables are defined thread-local;

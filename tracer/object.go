@@ -13,7 +13,7 @@ import (
 // DefaultExternSize is the size given to an undefined data symbol whose size
 // the object's DWARF does not state (no -g, clang's omission of unused extern
 // declarations, or an incomplete array type such as `extern int a[];`).
-const DefaultExternSize = 64 << 10
+const DefaultExternSize = 1 << 20
 
 // ExternKind says whether an undefined symbol is data or a function.
 type ExternKind int

@@ -121,3 +121,33 @@ func TestSMT(t *testing.T) {
 		t.Errorf("unknown solver: exit %d, want 64", code)
 	}
 }
+
+// TestLiftSuiteSummary compiles a suite of the user's own (a directory of C
+// files, no manifest) with both compilers at every level and lifts it.
+func TestLiftSuiteSummary(t *testing.T) {
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "mysuite")
+	os.Mkdir(suite, 0o755)
+	os.WriteFile(filepath.Join(suite, "k.c"), []byte("int k(int *p, int n) { int s = 0; for (int i = 0; i < n; i++) s += p[i] * 3; return s; }\n"), 0o644)
+	code, out, errOut := eqc("lift", "--suite", suite, "--summary", "--json", "--out", filepath.Join(dir, "obj"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	groups := 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var g liftGroup
+		if err := json.Unmarshal([]byte(line), &g); err != nil {
+			t.Fatalf("bad line %q: %v", line, err)
+		}
+		groups++
+		if g.Objects != 1 || g.Functions != 1 || g.Lifted != 1 || g.Loops < 1 { // vectorized code adds epilogue loops
+			t.Errorf("group %s %s %s: %+v, want one fully lifted function with a loop", g.Compiler, g.Opt, g.Variant, g)
+		}
+	}
+	if groups != 12 { // 2 compilers × O0 O1 O2 O3 O2+sse4.2 O3+sse4.2
+		t.Errorf("%d groups, want 12:\n%s", groups, out)
+	}
+	if code, _, errOut := eqc("lift", "--suite", "no-such-suite", "--summary"); code != exitUsage || errOut == "" {
+		t.Errorf("unknown suite: exit %d, stderr %q; want 64 and a message", code, errOut)
+	}
+}
