@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"eqc/results"
+)
+
+// runReport is `eqc report [--format text|markdown] DIR`: the summary
+// tables of every results file under DIR. A corrupt file is set aside
+// (renamed to FILE.corrupt-<time>, its reason beside it) with one line on
+// stderr naming it, and the report goes on with the other files; any other
+// unreadable file is named and skipped. Exit 0 when some file was read, 65
+// when none was (no Parquet files, or all bad), 64 on a usage error.
+func runReport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "output format: text or markdown")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: eqc report [--format text|markdown] DIR\n")
+		fs.PrintDefaults()
+	}
+	// Flags may come before or after DIR.
+	var dirs []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return exitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs = append(dirs, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(dirs) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	f, err := results.ParseFormat(*format)
+	if err != nil {
+		fmt.Fprintf(stderr, "eqc report: %v\n", err)
+		return exitUsage
+	}
+	dir := dirs[0]
+
+	set, err := results.ReadDir(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "eqc report: %v\n", err)
+		return exitBadInput
+	}
+	for _, bad := range set.Bad {
+		var corrupt *results.CorruptError
+		if errors.As(bad, &corrupt) {
+			aside, err := results.SetAside(corrupt.Path, corrupt.Error())
+			if err != nil {
+				fmt.Fprintf(stderr, "eqc report: %v (and could not set it aside: %v)\n", corrupt, err)
+				continue
+			}
+			fmt.Fprintf(stderr, "eqc report: %v; set aside as %s\n", corrupt, aside)
+			continue
+		}
+		fmt.Fprintf(stderr, "eqc report: skipped: %v\n", bad)
+	}
+	if len(set.Temps) > 0 {
+		fmt.Fprintf(stderr, "eqc report: ignoring %d unfinished temporary file(s) of interrupted writers, e.g. %s\n", len(set.Temps), set.Temps[0])
+	}
+	if len(set.Files) == 0 {
+		if len(set.Bad) == 0 {
+			fmt.Fprintf(stderr, "eqc report: no results (*.parquet files) under %s\n", dir)
+		} else {
+			fmt.Fprintf(stderr, "eqc report: no readable results file under %s\n", dir)
+		}
+		return exitBadInput
+	}
+	fmt.Fprintf(stdout, "%d rows from %d file(s) under %s\n\n", len(set.Rows), len(set.Files), dir)
+	if err := results.WriteReport(stdout, set.Rows, f); err != nil {
+		fmt.Fprintf(stderr, "eqc report: %v\n", err)
+		return exitBadInput
+	}
+	return 0
+}

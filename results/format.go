@@ -1,0 +1,393 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Format is how tables are printed.
+type Format int
+
+const (
+	Text     Format = iota // aligned plain text
+	Markdown               // GitHub-flavoured Markdown tables
+)
+
+// ParseFormat maps "text" and "markdown" (or "md") to a Format.
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "text", "":
+		return Text, nil
+	case "markdown", "md":
+		return Markdown, nil
+	}
+	return 0, fmt.Errorf("unknown format %q (want text or markdown)", s)
+}
+
+// Span labels a run of consecutive header columns (a column group such as
+// "gcc -O3" over LOC, out and s).
+type Span struct {
+	Label string
+	Cols  int
+}
+
+// Table is a titled table of strings.
+type Table struct {
+	Title  string
+	Spans  []Span // optional; covers the header columns left to right
+	Header []string
+	Rows   [][]string
+	Right  []bool // per column: align right (numbers)
+	Notes  []string
+}
+
+// Write prints t in format f.
+func (t *Table) Write(w io.Writer, f Format) error {
+	var b strings.Builder
+	if f == Markdown {
+		t.markdown(&b)
+	} else {
+		t.text(&b)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+func pad(s string, n int, right bool) string {
+	gap := strings.Repeat(" ", max(0, n-width(s)))
+	if right {
+		return gap + s
+	}
+	return s + gap
+}
+
+const colSep = "  "
+
+func (t *Table) text(b *strings.Builder) {
+	n := len(t.Header)
+	widths := make([]int, n)
+	for i, h := range t.Header {
+		widths[i] = width(h)
+	}
+	for _, r := range t.Rows {
+		for i := 0; i < n && i < len(r); i++ {
+			widths[i] = max(widths[i], width(r[i]))
+		}
+	}
+	// Widen the last column under a span whose label is wider than it.
+	col := 0
+	for _, s := range t.Spans {
+		if s.Cols > 0 && col+s.Cols <= n {
+			w := 0
+			for i := col; i < col+s.Cols; i++ {
+				w += widths[i]
+			}
+			w += (s.Cols - 1) * len(colSep)
+			if extra := width(s.Label) - w; extra > 0 {
+				widths[col+s.Cols-1] += extra
+			}
+		}
+		col += s.Cols
+	}
+	right := func(i int) bool { return i < len(t.Right) && t.Right[i] }
+	line := func(cells []string) {
+		var parts []string
+		for i := 0; i < n; i++ {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			parts = append(parts, pad(c, widths[i], right(i)))
+		}
+		b.WriteString(strings.TrimRight(strings.Join(parts, colSep), " "))
+		b.WriteByte('\n')
+	}
+	if t.Title != "" {
+		b.WriteString(t.Title)
+		b.WriteString("\n\n")
+	}
+	if len(t.Spans) > 0 {
+		var parts []string
+		col := 0
+		for _, s := range t.Spans {
+			w := 0
+			for i := col; i < col+s.Cols && i < n; i++ {
+				w += widths[i]
+			}
+			w += max(0, s.Cols-1) * len(colSep)
+			parts = append(parts, pad(s.Label, w, false))
+			col += s.Cols
+		}
+		b.WriteString(strings.TrimRight(strings.Join(parts, colSep), " "))
+		b.WriteByte('\n')
+	}
+	line(t.Header)
+	rule := make([]string, n)
+	for i := range rule {
+		rule[i] = strings.Repeat("-", widths[i])
+	}
+	line(rule)
+	for _, r := range t.Rows {
+		line(r)
+	}
+	for _, note := range t.Notes {
+		b.WriteString(note)
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+}
+
+func (t *Table) markdown(b *strings.Builder) {
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	row := func(cells []string) {
+		b.WriteString("|")
+		for i := range t.Header {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			b.WriteString(" " + esc(c) + " |")
+		}
+		b.WriteByte('\n')
+	}
+	if t.Title != "" {
+		b.WriteString("### " + esc(t.Title) + "\n\n")
+	}
+	// Markdown has no column spans: a span's label prefixes its columns.
+	header := append([]string(nil), t.Header...)
+	col := 0
+	for _, s := range t.Spans {
+		for i := col; i < col+s.Cols && i < len(header); i++ {
+			if s.Label != "" {
+				header[i] = s.Label + " " + header[i]
+			}
+		}
+		col += s.Cols
+	}
+	row(header)
+	b.WriteString("|")
+	for i := range t.Header {
+		if i < len(t.Right) && t.Right[i] {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteByte('\n')
+	for _, r := range t.Rows {
+		row(r)
+	}
+	if len(t.Notes) > 0 {
+		b.WriteByte('\n')
+		for _, note := range t.Notes {
+			b.WriteString(esc(note) + "\n")
+		}
+	}
+	b.WriteByte('\n')
+}
+
+// Seconds formats a duration in seconds for a table.
+func Seconds(s float64) string {
+	switch {
+	case s < 10:
+		return strconv.FormatFloat(s, 'f', 2, 64)
+	case s < 1000:
+		return strconv.FormatFloat(s, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(s, 'f', 0, 64)
+}
+
+func optLabel(src, dst string) string {
+	if src == "" {
+		return dst
+	}
+	return src + "→" + dst
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// SummaryTable is the table of Summarize's groups.
+func SummaryTable(groups []Group) *Table {
+	t := &Table{
+		Title:  "Summary: per suite × compiler × optimization level × UB model × engine",
+		Header: []string{"suite", "compiler", "opt", "ub", "engine", "proved/total", "not-eq", "unknown", "median s", "mean s", "top unknown reasons"},
+		Right:  []bool{false, false, false, false, false, true, true, true, true, true, false},
+	}
+	for _, g := range groups {
+		var reasons []string
+		for _, rc := range g.TopUnknown {
+			reasons = append(reasons, fmt.Sprintf("%s ×%d", rc.Reason, rc.Count))
+		}
+		t.Rows = append(t.Rows, []string{g.Suite, g.Compiler, optLabel(g.SrcOpt, g.DstOpt), dash(g.UBModel), g.Engine,
+			fmt.Sprintf("%d/%d", g.Proved, g.Total), strconv.Itoa(g.NotEquivalent), strconv.Itoa(g.Unknown),
+			Seconds(g.MedianWallS), Seconds(g.MeanWallS), strings.Join(reasons, ", ")})
+	}
+	t.Notes = []string{"median and mean are wall-clock seconds over every check of the line, whatever its verdict."}
+	return t
+}
+
+// AblationTable is the UB-ablation table: one column per UB model, each
+// cell "proved/total (median s)".
+func AblationTable(a *Ablation) *Table {
+	t := &Table{
+		Title:  "UB ablation: proved/total (median s) per UB model",
+		Header: []string{"suite", "compiler", "opt", "engine"},
+		Right:  []bool{false, false, false, false},
+	}
+	for _, m := range a.Models {
+		t.Header = append(t.Header, "ub="+dash(m))
+		t.Right = append(t.Right, true)
+	}
+	for _, l := range a.Lines {
+		cells := []string{l.Suite, l.Compiler, optLabel(l.SrcOpt, l.DstOpt), l.Engine}
+		for _, g := range l.Cells {
+			if g == nil {
+				cells = append(cells, "–")
+				continue
+			}
+			cells = append(cells, fmt.Sprintf("%d/%d (%s)", g.Proved, g.Total, Seconds(g.MedianWallS)))
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	return t
+}
+
+// Mark is the verdict mark of the per-kernel table: ✓ equivalent,
+// ✗ not-equivalent, "? reason" unknown.
+func Mark(verdict, reason string) string {
+	switch verdict {
+	case Equivalent:
+		return "✓"
+	case NotEquivalent:
+		return "✗"
+	}
+	return "? " + reason
+}
+
+// KernelTableOf renders a KernelTable in the shape of PLDI'19 Figure 10:
+// benchmark, the source's LOC, then per compiler configuration the target's
+// LOC, the verdict mark and the seconds; a last line counts the proofs.
+// Column labels name only what varies: the UB model and engine appear when
+// the suite was run under more than one.
+func KernelTableOf(k KernelTable) *Table {
+	varies := func(f func(KernelColumn) string) bool {
+		for _, c := range k.Columns {
+			if f(c) != f(k.Columns[0]) {
+				return true
+			}
+		}
+		return false
+	}
+	srcVaries := varies(func(c KernelColumn) string { return c.SrcOpt })
+	ubVaries := varies(func(c KernelColumn) string { return c.UBModel })
+	engineVaries := varies(func(c KernelColumn) string { return c.Engine })
+	twoNames := false
+	for _, r := range k.Rows {
+		twoNames = twoNames || r.Benchmark != r.Function
+	}
+
+	t := &Table{Title: "Per kernel: " + k.Suite + " (the shape of PLDI'19 Figure 10)"}
+	if twoNames {
+		t.Header = []string{"benchmark", "function"}
+		t.Right = []bool{false, false}
+		t.Spans = []Span{{"", 2}}
+	} else {
+		t.Header = []string{"benchmark"}
+		t.Right = []bool{false}
+		t.Spans = []Span{{"", 1}}
+	}
+	for _, s := range k.Sources {
+		t.Spans = append(t.Spans, Span{s.Compiler + " -" + s.SrcOpt, 1})
+		t.Header = append(t.Header, "LOC")
+		t.Right = append(t.Right, true)
+	}
+	for _, c := range k.Columns {
+		label := c.Compiler + " -" + c.DstOpt
+		if srcVaries {
+			label = c.Compiler + " -" + c.SrcOpt + "→-" + c.DstOpt
+		}
+		if ubVaries {
+			label += " ub=" + dash(c.UBModel)
+		}
+		if engineVaries {
+			label += " " + c.Engine
+		}
+		t.Spans = append(t.Spans, Span{label, 3})
+		t.Header = append(t.Header, "LOC", "out", "s")
+		t.Right = append(t.Right, true, false, true)
+	}
+	proved := make([]int, len(k.Columns))
+	checked := make([]int, len(k.Columns))
+	for _, r := range k.Rows {
+		cells := []string{r.Benchmark}
+		if twoNames {
+			cells = append(cells, r.Function)
+		}
+		for _, loc := range r.ALOCSrc {
+			cells = append(cells, locString(loc))
+		}
+		for i, c := range r.Cells {
+			if c == nil {
+				cells = append(cells, "", "–", "")
+				continue
+			}
+			checked[i]++
+			if c.Verdict == Equivalent {
+				proved[i]++
+			}
+			cells = append(cells, locString(c.ALOCDst), Mark(c.Verdict, c.Reason), Seconds(c.WallS))
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	total := []string{"proved"}
+	if twoNames {
+		total = append(total, "")
+	}
+	for range k.Sources {
+		total = append(total, "")
+	}
+	for i := range k.Columns {
+		total = append(total, "", fmt.Sprintf("%d/%d", proved[i], checked[i]), "")
+	}
+	t.Rows = append(t.Rows, total)
+	t.Notes = []string{"✓ equivalent (proved), ✗ not-equivalent (a concrete counterexample), ? unknown (with its reason), – not checked; LOC = assembly lines, s = wall seconds."}
+	return t
+}
+
+func locString(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// WriteReport prints the whole report of rows: the summary, the UB
+// ablation (when more than one UB model occurs) and the per-kernel table of
+// each suite. Repeated checks count once (Latest).
+func WriteReport(w io.Writer, rows []Row, f Format) error {
+	rows = Latest(rows)
+	groups := Summarize(rows)
+	tables := []*Table{SummaryTable(groups)}
+	if a := Ablations(groups); a != nil {
+		tables = append(tables, AblationTable(a))
+	}
+	for _, k := range Kernels(rows) {
+		tables = append(tables, KernelTableOf(k))
+	}
+	for _, t := range tables {
+		if err := t.Write(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
