@@ -31,7 +31,7 @@ func TestPortfolioFastWinsOverHang(t *testing.T) {
 	hang := fakeSolver(t, "echo $$ > "+pidFile+"; sleep 1000")
 	z3p, err := NewProcess(KindZ3, "")
 	if err != nil {
-		t.Skip(err)
+		t.Fatalf("%v (run `make deps`)", err)
 	}
 	lib, err := NewZ3Lib()
 	if err != nil {
@@ -100,7 +100,7 @@ func TestPortfolioCancelsRealSolver(t *testing.T) {
 	}
 	z3p, err := NewProcess(KindZ3, "")
 	if err != nil {
-		t.Skip(err)
+		t.Fatalf("%v (run `make deps`)", err)
 	}
 	oracle := fakeSolver(t, "cat >/dev/null; sleep 0.2; echo unsat")
 	p := NewPortfolio(lib, z3p, oracle)

@@ -11,7 +11,7 @@ import (
 func compile(t testing.TB, cc, name, src string, flags ...string) string {
 	t.Helper()
 	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("%s not installed", cc)
+		t.Fatalf("%s not installed (run `make deps`)", cc)
 	}
 	dir := t.TempDir()
 	c := filepath.Join(dir, name+".c")

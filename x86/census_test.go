@@ -31,7 +31,7 @@ func censusObjects(t testing.TB) []bench.Object {
 	objs, err := bench.Corpus(context.Background(), censusDir())
 	var missing *bench.MissingToolError
 	if errors.As(err, &missing) {
-		t.Skip(err)
+		t.Fatalf("%v (run `make deps`)", err)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ const cflags = "-g -fno-inline -fno-pie -fno-stack-protector -fcf-protection=non
 func needTool(t testing.TB, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s not installed", name)
+		t.Fatalf("%s not installed (run `make deps`)", name)
 	}
 }
 
@@ -87,7 +87,7 @@ func linkExecutable(t testing.TB, name string, args ...string) string {
 		all = append(all, a)
 	}
 	if msg, err := exec.Command("gcc", all...).CombinedOutput(); err != nil {
-		t.Skipf("gcc %v: %v\n%s", all, err, msg)
+		t.Fatalf("gcc %v: %v\n%s", all, err, msg)
 	}
 	buildMemo[name] = out
 	return out

@@ -9,7 +9,7 @@ import (
 func start(t *testing.T) *Harness {
 	t.Helper()
 	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc to build the harness")
+		t.Fatal("no gcc to build the harness (run `make deps`)")
 	}
 	h, err := Start()
 	if err != nil {
