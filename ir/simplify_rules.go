@@ -218,6 +218,7 @@ var ruleSet = map[Op][]Rule{
 		{"store-within", selectStore(overlapWithin)},     // read inside the write → bytes of v
 		{"store-disjoint", selectStore(overlapDisjoint)}, // → sel(M,a',n')
 		{"store-partial", selectStore(overlapPartial)},   // → concat of bytes of v and reads of M
+		{"through-ite", selectIte},                       // sel(ite(c,M1,M2),a,n) → ite(c, sel(M1,a,n), sel(M2,a,n))
 	},
 	OpStore: {
 		{"store-cover", storeCover},    // st(st(M,a,n,v1),a',n',v2) → st(M,a',n',v2) when the outer covers the inner
@@ -850,6 +851,21 @@ func classify(d uint64, n, n2 uint32) overlap {
 		return overlapDisjoint
 	}
 	return overlapPartial
+}
+
+// selectIte reads through a choice of memories, the shape a branch that
+// stores on each side leaves behind, so that each read can then meet the
+// store it reads. Memoization keeps the result linear in the DAG: a memory
+// shared by several branches is read once.
+func selectIte(s *Simplifier, t Term) Term {
+	b := s.b
+	m, a := s.args2(t)
+	if b.Op(m) != OpIte {
+		return NoTerm
+	}
+	n, _ := b.Params(t)
+	c, m1, m2 := b.Arg(m, 0), b.Arg(m, 1), b.Arg(m, 2)
+	return s.mk(OpIte, 0, 0, c, s.mk(OpSelect, n, 0, m1, a), s.mk(OpSelect, n, 0, m2, a))
 }
 
 func selectStore(want overlap) func(*Simplifier, Term) Term {

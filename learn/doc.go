@@ -1,4 +1,52 @@
-// Package learn turns concrete machine states (counterexamples or traces) into
-// candidate invariants: affine equalities over Z/2^64, bounds, congruences and
-// memory equality outside a set of regions.
+// Package learn turns concrete states — pairs of machine states recorded at
+// a product-program node from native traces, or counterexamples from the
+// solver — into candidate invariants, the language of Figure 9 of the
+// PLDI 2019 paper (§4.4):
+//
+//   - affine equalities Σ c_i·v_i + c = 0 over 64-bit arithmetic
+//     (equalities.go, on the exact kernel of kernel.go);
+//   - congruences v ≡ c and v1 − v2 ≡ c modulo a power of two up to 2^12 or
+//     a small odd number, from gcds of differences (congruence.go), and
+//     affine relations that only hold modulo 2^k (from the kernel);
+//   - constant bounds ±v ≤ c, signed and unsigned, and pairwise orders
+//     v1 ≤ v2, v1 < v2 under a budget (bounds.go);
+//   - equality of two memories outside a minimal set of byte regions, each
+//     relative to a base such as a stack pointer (memory.go).
+//
+// Learn (learn.go) combines them. A Schema names the columns — each a
+// bit-vector term of width ≤ 64 (register, subregister, stack slot) or a
+// pair of memory terms — and each State gives their values; values are
+// zero-extended to 64 bits. The result is a list of Candidates: a Bool term
+// over the Schema's terms, a Kind and a readable description. Every
+// candidate holds on every state it was learned from; which of them are
+// invariants is for a Houdini fixpoint (package prove) to decide.
+//
+// # The kernel over Z/2^w
+//
+// Gonum has no modular linear algebra, so kernel.go does it exactly in
+// uint64 arithmetic, generic in the modulus 2^w (1 ≤ w ≤ 64, so tests can
+// check it exhaustively at small w). Z/2^w is a local ring: elimination
+// pivots on the entry with the fewest trailing zeros, normalises it to a
+// power of two 2^k, and, when k > 0, adds 2^(w−k) times the pivot row back
+// — the rows a Howell form needs. Howell returns that form (unique per row
+// span), InSpan tests membership, and Kernel computes the Howell form of
+// {c : Σ c_i·x_i + c_n ≡ 0 for every row x} from the Howell form of
+// [Mᵀ | I]: its rows that vanish on the data columns generate exactly the
+// kernel. The kernel is therefore complete (every relation that holds is a
+// combination of the returned ones), sound (each returned vector
+// annihilates every row) and canonical (it depends only on the set of
+// relations, so learned equalities do not depend on the sample).
+//
+// # Invariants of this package
+//
+//   - Equalities are exact, not heuristic: the sample–check–resample loop
+//     of §4.4 stops only when every generator holds on every row, at which
+//     point the sample's kernel equals the whole data's.
+//   - Output is deterministic for given states and Options (sampling uses
+//     a seeded generator), has no duplicate terms and no x = x.
+//   - Equalities are solved for the highest-indexed variable with an odd
+//     coefficient, so list the variables to be explained (e.g. the
+//     optimized program's) after those that explain them.
+//   - Nothing here talks to a solver; terms are built in the caller's
+//     ir.Builder, which is not safe for concurrent use.
 package learn

@@ -151,3 +151,41 @@ func TestLiftSuiteSummary(t *testing.T) {
 		t.Errorf("unknown suite: exit %d, stderr %q; want 64 and a message", code, errOut)
 	}
 }
+
+// TestCheckExitCodes runs eqc check on a loop-free function, its -O3 build
+// and a mutant, through every exit status of the contract.
+func TestCheckExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	build := func(name, src, opt string) string {
+		c := filepath.Join(dir, name+".c")
+		o := filepath.Join(dir, name+"."+opt+".o")
+		os.WriteFile(c, []byte(src), 0o644)
+		if out, err := exec.Command("gcc", "-g", "-"+opt, "-fno-inline", "-fno-pie", "-fno-stack-protector", "-fcf-protection=none", "-c", c, "-o", o).CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, out)
+		}
+		return o
+	}
+	good := "int f(int x, int y) { return (x + y) * 3 - y; }\n"
+	o0 := build("good", good, "O0")
+	o3 := build("good", good, "O3")
+	bad := build("bad", "int f(int x, int y) { return (x + y) * 3 + y; }\n", "O3")
+	if code, out, errOut := eqc("check", "--json", o0, o3); code != exitEquivalent || !strings.Contains(out, `"verdict":"equivalent"`) {
+		t.Errorf("equivalent pair: exit %d, out %s, err %s", code, out, errOut)
+	}
+	if code, out, _ := eqc("check", "--json", "--ub", "none", o0, bad); code != exitNotEquivalent || !strings.Contains(out, `"input"`) {
+		t.Errorf("mutant with --ub none: exit %d, out %s; want 1 with an input", code, out)
+	}
+	// Under a UB model (the default, all) a confirmed difference is not
+	// reported as not-equivalent until UB checks exist.
+	if code, out, _ := eqc("check", "--json", o0, bad); code != exitUnknown {
+		t.Errorf("mutant with --ub all: exit %d, out %s; want 2", code, out)
+	}
+	for _, args := range [][]string{{"--engine", "data", o0, o3}, {"--proof", dir, o0, o3}, {"--ub", "bogus", o0, o3}, {o0}} {
+		if code, _, _ := eqc(append([]string{"check"}, args...)...); code != exitUsage {
+			t.Errorf("check %v: exit %d, want 64", args, code)
+		}
+	}
+	if code, _, errOut := eqc("check", "--func", "nosuch", o0, o3); code != exitBadInput || !strings.Contains(errOut, "nosuch") {
+		t.Errorf("missing function: exit %d, err %q; want 65 naming it", code, errOut)
+	}
+}

@@ -1,0 +1,365 @@
+package align
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"eqc/ir"
+	"eqc/prove"
+	"eqc/x86"
+)
+
+// This file is the first, loop-free form of the static engine: when
+// neither function has a loop or a call, each collapses to one composite
+// edge from entry to exit (and one to halt), the product program is that
+// single pair of edges, and equivalence is three proof obligations over the
+// shared entry state:
+//
+//   - both return normally on the same inputs (or both end abnormally);
+//   - when both return, the observables agree: the return value at its
+//     declared width, the stack pointer and callee-saved registers, and
+//     every byte of memory outside the stack;
+//   - (no calls, so the call sequences are both empty).
+//
+// The observable "memory outside the stack" is quantified over addresses;
+// its negation, which is what the solver sees, is existential, so one fresh
+// address variable a with a ∉ stack ∧ Ms[a] ≠ Md[a] keeps every query
+// quantifier-free.
+
+// StackLimit is the size of the region below the entry stack pointer that
+// counts as the function's stack: memory there is dead after the return.
+const StackLimit = 1 << 20
+
+// unknownGlobalSize is the size assumed for a global whose size no DWARF
+// states, for the assumption that globals lie outside the stack.
+const unknownGlobalSize = 1 << 20
+
+// Outcome is the engine's answer for one pair.
+type Outcome struct {
+	Verdict string // "equivalent", "not-equivalent" or "unknown"
+	Reason  string
+	// Counterexample is set when an obligation failed with a model: the
+	// concrete entry state the solver found (not yet confirmed).
+	Counterexample *Counterexample
+	// Obligations lists each proof obligation and how it ended.
+	Obligations  []Obligation
+	SMTQueries   int
+	ProductNodes int
+	ProductEdges int
+	// Assumptions are the facts about the calling context every proof used.
+	Assumptions []string
+}
+
+// Obligation is one proof obligation: a query that must be Unsat.
+type Obligation struct {
+	Name   string
+	Status prove.Status
+	Reason string
+}
+
+// Counterexample is a solver model of the shared entry state on which an
+// obligation fails.
+type Counterexample struct {
+	Obligation string
+	Model      ir.Env
+	pair       *Pair
+}
+
+// Arg returns the value of the i-th integer argument register in the
+// counterexample.
+func (c *Counterexample) Arg(i int) uint64 {
+	v, ok := c.Model.VarValue(c.pair.B, c.pair.srcVar(x86.StateGPR0+x86.CalleeArgRegs[i]))
+	if !ok {
+		return 0
+	}
+	return v.BV().Uint64()
+}
+
+// Globals returns, for every global the pair's code names and whose size is
+// known, its initial bytes in the counterexample.
+func (c *Counterexample) Globals() map[string][]byte {
+	p := c.pair
+	memv, ok := c.Model.VarValue(p.B, p.srcVar(x86.StateMem))
+	if !ok {
+		return nil
+	}
+	mem := memv.Mem()
+	out := map[string][]byte{}
+	for _, g := range p.globalVars() {
+		name := p.B.VarName(g)
+		if strings.HasPrefix(name, "&str:") {
+			continue
+		}
+		size := p.globalSize(name)
+		if size == 0 || size > 1<<20 {
+			continue
+		}
+		addr, ok := c.Model.VarValue(p.B, g)
+		if !ok {
+			continue
+		}
+		out[strings.TrimPrefix(name, "&")] = mem.Read(addr.BV().Uint64(), int(size))
+	}
+	return out
+}
+
+// globalVars returns the address variables of globals the pair's code names.
+func (p *Pair) globalVars() []ir.Term {
+	var out []ir.Term
+	seen := map[ir.Term]bool{}
+	for _, g := range []*ir.TFG{p.Src.TFG, p.Dst.TFG} {
+		var roots []ir.Term
+		for _, e := range g.Edges {
+			roots = append(roots, e.Cond, e.Fault)
+			roots = append(roots, e.Transfer...)
+		}
+		for _, t := range p.B.PostOrder(roots...) {
+			if p.B.Op(t) == ir.OpVar && strings.HasPrefix(p.B.VarName(t), "&") && !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return p.B.VarName(out[i]) < p.B.VarName(out[j]) })
+	return out
+}
+
+// CheckLoopFree runs the loop-free engine on p. It answers "equivalent"
+// only when every obligation is Unsat; a failed obligation gives "unknown"
+// with the Counterexample for the caller to confirm by real runs.
+func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
+	out := &Outcome{Verdict: "unknown"}
+	for _, side := range []Side{p.Src, p.Dst} {
+		if len(side.TFG.Unsupported) > 0 {
+			out.Reason = "unsupported:" + side.TFG.Unsupported[0]
+			return out
+		}
+		for _, e := range side.TFG.Edges {
+			if side.TFG.Retreating(e) {
+				out.Reason = "loops: the loop-free engine cannot check " + side.Fn.Name + " (correlation of loops is not built yet)"
+				return out
+			}
+		}
+	}
+	b := p.B
+	sub := ir.NewSubstituter(b, p.Entry)
+	type run struct {
+		normal   ir.Term   // returns normally
+		abnormal ir.Term   // ends abnormally
+		final    []ir.Term // state at the return, over the shared entry state
+	}
+	sides := make([]run, 2)
+	for k, side := range []Side{p.Src, p.Dst} {
+		g := side.TFG
+		exit := g.PathSet(g.Entry, g.Exit, ir.PathOptions{})
+		var halt *ir.Edge
+		if g.Halt != ir.NoNode {
+			halt = g.PathSet(g.Entry, g.Halt, ir.PathOptions{})
+		}
+		for _, e := range []*ir.Edge{exit, halt} {
+			if e != nil && len(e.Calls) > 0 {
+				out.Reason = "calls: the loop-free engine does not compare call sequences yet (" + e.Calls[0].Callee + ")"
+				return out
+			}
+		}
+		r := run{normal: b.False(), abnormal: b.False()}
+		if exit != nil {
+			r.normal = b.And(exit.Cond, b.Not(exit.Fault))
+			r.abnormal = b.And(exit.Cond, exit.Fault)
+			r.final = exit.Transfer
+		}
+		if halt != nil {
+			r.abnormal = b.Or(r.abnormal, halt.Cond)
+		}
+		if k == 1 {
+			r.normal, r.abnormal = sub.Apply(r.normal), sub.Apply(r.abnormal)
+			if r.final != nil {
+				r.final = sub.ApplyAll(r.final)
+			}
+		}
+		sides[k] = r
+	}
+	src, dst := sides[0], sides[1]
+	out.ProductNodes, out.ProductEdges = 2, 1
+	pre, assumptions := p.precondition()
+	out.Assumptions = assumptions
+
+	check := func(name string, goal ...ir.Term) bool {
+		q := prove.Query{B: b, Assertions: append([]ir.Term{pre}, goal...)}
+		r := s.Check(ctx, q)
+		out.SMTQueries++
+		out.Obligations = append(out.Obligations, Obligation{Name: name, Status: r.Status, Reason: r.Reason})
+		switch r.Status {
+		case prove.Unsat:
+			return true
+		case prove.Sat:
+			out.Reason = "counterexample: " + name
+			out.Counterexample = &Counterexample{Obligation: name, Model: r.Model, pair: p}
+		default:
+			out.Reason = "solver-unknown: " + name + ": " + r.Reason
+		}
+		return false
+	}
+	// Both return normally, or neither does.
+	if !check("same-termination", b.Xor(src.normal, dst.normal)) {
+		return out
+	}
+	if src.final == nil || dst.final == nil {
+		// Neither ever returns: equivalent by the "both fail" clause.
+		out.Verdict, out.Reason = "equivalent", ""
+		return out
+	}
+	both := b.And(src.normal, dst.normal)
+	for _, o := range p.observables(src.final, dst.final) {
+		if !check(o.name, both, b.Not(b.Eq(o.src, o.dst))) {
+			return out
+		}
+	}
+	// Memory outside the stack, at a fresh address.
+	a := b.Var("obligation.addr", ir.BVSort(64))
+	rsp := p.srcVar(x86.StateGPR0 + x86.RSP)
+	inStack := b.And(b.Ule(b.Sub(rsp, b.Const(64, StackLimit)), a), b.Ult(a, b.Add(rsp, b.Const(64, 8))))
+	strip := p.stackStoreStripper(rsp)
+	ms, md := strip(src.final[x86.StateMem]), strip(dst.final[x86.StateMem])
+	if !check("memory outside the stack", both, b.Not(inStack), b.Not(b.Eq(b.Select(ms, a, 1), b.Select(md, a, 1)))) {
+		return out
+	}
+	out.Verdict, out.Reason = "equivalent", ""
+	return out
+}
+
+type observable struct {
+	name     string
+	src, dst ir.Term
+}
+
+// observables are the register parts of the state both callers see at the
+// return: the return value at its declared width (all of rax when there is
+// no DWARF), the stack pointer and the callee-saved registers.
+func (p *Pair) observables(src, dst []ir.Term) []observable {
+	b := p.B
+	var out []observable
+	ret := x86.Type{Kind: x86.KindUnknown, Size: 8}
+	if d := p.Src.Fn.Func.Debug; d != nil {
+		ret = d.Return
+	}
+	rax := x86.StateGPR0 + x86.RAX
+	switch {
+	case ret.Kind == x86.KindVoid:
+	case ret.Kind == x86.KindFloat && ret.Size > 0 && ret.Size <= 16:
+		w := uint32(8 * ret.Size)
+		out = append(out, observable{"return value (xmm0)", b.Extract(src[x86.StateXMM0], w-1, 0), b.Extract(dst[x86.StateXMM0], w-1, 0)})
+	case ret.Size > 0 && ret.Size <= 8:
+		w := uint32(8 * ret.Size)
+		out = append(out, observable{"return value", b.Extract(src[rax], w-1, 0), b.Extract(dst[rax], w-1, 0)})
+	case ret.Size > 8 && ret.Size <= 16 && ret.Kind != x86.KindStruct && ret.Kind != x86.KindUnion:
+		rdx := x86.StateGPR0 + x86.RDX
+		out = append(out, observable{"return value", src[rax], dst[rax]},
+			observable{"return value (rdx)", src[rdx], dst[rdx]})
+	default: // unknown type, or a struct (returned in memory, or in rax:rdx)
+		out = append(out, observable{"return value", src[rax], dst[rax]})
+	}
+	for _, r := range []int{x86.RSP, x86.RBX, x86.RBP, 12, 13, 14, 15} {
+		i := x86.StateGPR0 + r
+		out = append(out, observable{x86.GPRNames[r] + " at return", src[i], dst[i]})
+	}
+	return out
+}
+
+// precondition states what every calling context guarantees, as one term
+// over the shared entry state, and lists it for the proof: the stack
+// pointer is 8 mod 16 (the call pushed the return address onto a 16-aligned
+// stack) with room for the stack region below it; every global the code
+// names lies outside that region, does not wrap around, and is disjoint
+// from every other.
+func (p *Pair) precondition() (ir.Term, []string) {
+	b := p.B
+	rsp := p.srcVar(x86.StateGPR0 + x86.RSP)
+	c := func(v uint64) ir.Term { return b.Const(64, v) }
+	facts := []ir.Term{
+		b.Eq(b.BVAnd(rsp, c(15)), c(8)),
+		b.Uge(rsp, c(StackLimit)),
+		b.Ult(rsp, c(^uint64(0)-15)),
+	}
+	assumptions := []string{
+		"rsp ≡ 8 (mod 16) at entry",
+		fmt.Sprintf("the stack region [rsp−%#x, rsp+8) does not wrap around", StackLimit),
+	}
+	type global struct {
+		addr ir.Term
+		size uint64
+	}
+	var globals []global
+	for _, g := range p.globalVars() {
+		name := b.VarName(g)
+		size := p.globalSize(name)
+		if size == 0 {
+			size = unknownGlobalSize
+		}
+		globals = append(globals, global{g, size})
+		end := b.Add(g, c(size))
+		facts = append(facts,
+			b.Ule(g, end), b.Not(b.Eq(end, c(0))), // no wraparound (end may be 2^64 only as 0; exclude it)
+			b.Or(b.Ule(end, b.Sub(rsp, c(StackLimit))), b.Uge(g, b.Add(rsp, c(8)))))
+		assumptions = append(assumptions, fmt.Sprintf("global %s (%d bytes) lies outside the stack region", name, size))
+	}
+	for i := range globals {
+		for j := i + 1; j < len(globals); j++ {
+			x, y := globals[i], globals[j]
+			facts = append(facts, b.Or(b.Ule(b.Add(x.addr, c(x.size)), y.addr), b.Ule(b.Add(y.addr, c(y.size)), x.addr)))
+		}
+	}
+	if len(globals) > 1 {
+		assumptions = append(assumptions, "distinct globals are disjoint")
+	}
+	return b.And(facts...), assumptions
+}
+
+// stackStoreStripper returns a function that removes from a memory term
+// every store that lies wholly inside the stack region [rsp−StackLimit,
+// rsp+8), which is sound for reading the memory at any address outside that
+// region (the only reads the memory obligation makes): such a store never
+// changes a byte there. It spares the solver the -O0 frame's stores.
+func (p *Pair) stackStoreStripper(rsp ir.Term) func(ir.Term) ir.Term {
+	b := p.B
+	memo := map[ir.Term]ir.Term{}
+	inStack := func(addr ir.Term, n uint32) bool {
+		off, ok := int64(0), false
+		switch {
+		case addr == rsp:
+			ok = true
+		case b.Op(addr) == ir.OpAdd && b.Arg(addr, 0) == rsp && b.Op(b.Arg(addr, 1)) == ir.OpConst:
+			off, ok = int64(b.ConstValue(b.Arg(addr, 1)).Uint64()), true
+		}
+		return ok && off >= -StackLimit && off+int64(n) <= 8
+	}
+	var strip func(ir.Term) ir.Term
+	strip = func(m ir.Term) ir.Term {
+		if r, ok := memo[m]; ok {
+			return r
+		}
+		r := m
+		switch b.Op(m) {
+		case ir.OpStore:
+			n, _ := b.Params(m)
+			inner := strip(b.Arg(m, 0))
+			if inStack(b.Arg(m, 1), n) {
+				r = inner
+			} else if inner != b.Arg(m, 0) {
+				r = b.Store(inner, b.Arg(m, 1), n, b.Arg(m, 2))
+			}
+		case ir.OpIte:
+			x, y := strip(b.Arg(m, 1)), strip(b.Arg(m, 2))
+			if x == y {
+				r = x
+			} else if x != b.Arg(m, 1) || y != b.Arg(m, 2) {
+				r = b.Ite(b.Arg(m, 0), x, y)
+			}
+		}
+		memo[m] = r
+		return r
+	}
+	return strip
+}

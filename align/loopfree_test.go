@@ -1,0 +1,189 @@
+package align
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"eqc/bench"
+	"eqc/prove"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/loopfree.golden from this run")
+
+// The golden cases: testdata/loopfree/base.c compiled by gcc-12 and
+// clang-16, each function at -O0 and -O1 checked against -O3 (expected
+// equivalent), and for each mutant_F.c, function F of the base at -O0
+// checked against the mutant at -O3 (expected not-equivalent, with an input
+// the tracer confirmed). The verdicts are recorded in
+// testdata/loopfree.golden; `go test ./align -run Golden -update` rewrites
+// it. Independently of the file, a mutant must never be equivalent and a
+// base pair never not-equivalent.
+
+var compilers = []string{"gcc-12", "clang-16"}
+
+type goldenCase struct {
+	cc, srcOpt, dstOpt, fn, dstFile string
+}
+
+func (c goldenCase) key() string {
+	return fmt.Sprintf("%s %s->%s %s %s", c.cc, c.srcOpt, c.dstOpt, c.dstFile, c.fn)
+}
+
+// compileAll compiles every source of testdata/loopfree with both compilers
+// at the levels used, through package bench so the flags are the suite's.
+func compileAll(t *testing.T) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	srcs, _ := filepath.Glob("testdata/loopfree/*.c")
+	out := t.TempDir()
+	objs := map[string]string{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for _, name := range compilers {
+		cc, err := bench.LookupCompiler(ctx, name)
+		if err != nil {
+			t.Fatalf("%v (run `make deps`)", err)
+		}
+		for _, src := range srcs {
+			levels := []string{"O3"}
+			if filepath.Base(src) == "base.c" {
+				levels = []string{"O0", "O1", "O3"}
+			}
+			for _, lvl := range levels {
+				opt, err := bench.ParseOpt(lvl, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				abs, _ := filepath.Abs(src)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					o, err := bench.Compile(ctx, cc, opt, bench.DefaultVariant, abs, filepath.Join(out, name, lvl))
+					if err != nil {
+						errs <- err
+						return
+					}
+					mu.Lock()
+					objs[name+" "+lvl+" "+filepath.Base(src)] = o.Path
+					mu.Unlock()
+				}()
+			}
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+func TestGoldenLoopFree(t *testing.T) {
+	objs := compileAll(t)
+	s, _, err := prove.New(prove.Options{CacheSize: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	funcs, err := commonNames(objs["gcc-12 O0 base.c"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []goldenCase
+	for _, cc := range compilers {
+		for _, fn := range funcs {
+			for _, srcOpt := range []string{"O0", "O1"} {
+				cases = append(cases, goldenCase{cc, srcOpt, "O3", fn, "base.c"})
+			}
+		}
+		mutants, _ := filepath.Glob("testdata/loopfree/mutant_*.c")
+		for _, m := range mutants {
+			fn := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), "mutant_"), ".c")
+			cases = append(cases, goldenCase{cc, "O0", "O3", fn, filepath.Base(m)})
+		}
+	}
+	got := map[string]string{}
+	for _, c := range cases {
+		src := objs[c.cc+" "+c.srcOpt+" base.c"]
+		dst := objs[c.cc+" "+c.dstOpt+" "+c.dstFile]
+		res, err := Check(context.Background(), Request{SrcPath: src, SrcFunc: c.fn, DstPath: dst, DstFunc: c.fn, UB: "none", Timeout: 60 * time.Second}, s)
+		if err != nil {
+			t.Fatalf("%s: %v", c.key(), err)
+		}
+		got[c.key()] = res.Verdict
+		mutant := c.dstFile != "base.c"
+		switch {
+		case mutant && res.Verdict == Equivalent:
+			t.Errorf("UNSOUND: %s is a mutant but was proved equivalent", c.key())
+		case !mutant && res.Verdict == NotEquivalent:
+			t.Errorf("%s: same source found not-equivalent on input %+v: %v", c.key(), res.Input, res.Observed)
+		case res.Verdict == NotEquivalent && (res.Input == nil || len(res.Observed) == 0):
+			t.Errorf("%s: not-equivalent without a confirmed input", c.key())
+		}
+		if res.Verdict != Equivalent {
+			t.Logf("%s: %s (%s) %v", c.key(), res.Verdict, res.Reason, res.Observed)
+		}
+	}
+	compareGolden(t, "testdata/loopfree.golden", got)
+}
+
+// commonNames lists the functions defined in an object.
+func commonNames(path string) ([]string, error) {
+	p, err := bench.GlobalFunctions(path)
+	return p, err
+}
+
+func compareGolden(t *testing.T, path string, got map[string]string) {
+	t.Helper()
+	keys := make([]string, 0, len(got))
+	for k := range got {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var sb strings.Builder
+	sb.WriteString("# compiler src->dst file function: verdict (eqc check --ub none); regenerate with -update\n")
+	for _, k := range keys {
+		fmt.Fprintf(&sb, "%s: %s\n", k, got[k])
+	}
+	if *update {
+		if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != sb.String() {
+		wantLines := strings.Split(string(want), "\n")
+		gotLines := strings.Split(sb.String(), "\n")
+		wm := map[string]bool{}
+		for _, l := range wantLines {
+			wm[l] = true
+		}
+		for _, l := range gotLines {
+			if !wm[l] {
+				t.Errorf("golden mismatch: got %q", l)
+			}
+		}
+		gm := map[string]bool{}
+		for _, l := range gotLines {
+			gm[l] = true
+		}
+		for _, l := range wantLines {
+			if !gm[l] {
+				t.Errorf("golden mismatch: want %q", l)
+			}
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package align
+
+import (
+	"fmt"
+	"strings"
+
+	"eqc/ir"
+	"eqc/x86"
+)
+
+// Side is one function of a pair: where it came from and its TFG.
+type Side struct {
+	Path string     // the ELF file
+	File *x86.File  // its harvest
+	Fn   *x86.Function
+	TFG  *ir.TFG
+}
+
+// Pair is a source and a target function lifted into one Builder. Their
+// state variables are kept apart by the prefixes "src." and "dst." (so that
+// the fresh values each side makes, such as undefined flags, stay distinct);
+// Entry maps every dst entry-state variable to the src one, which is how
+// both sides start from the same machine state: the same caller, the same
+// arguments, the same memory.
+type Pair struct {
+	B        *ir.Builder
+	Src, Dst Side
+	Entry    map[ir.Term]ir.Term
+}
+
+// Prefixes of the two sides' state variables.
+const (
+	SrcPrefix = "src."
+	DstPrefix = "dst."
+)
+
+// LoadPair harvests both files and lifts the two named functions.
+func LoadPair(srcPath, srcFunc, dstPath, dstFunc string) (*Pair, error) {
+	b := ir.NewBuilder()
+	p := &Pair{B: b, Entry: map[ir.Term]ir.Term{}}
+	var err error
+	if p.Src, err = lift(b, srcPath, srcFunc, SrcPrefix); err != nil {
+		return nil, err
+	}
+	if p.Dst, err = lift(b, dstPath, dstFunc, DstPrefix); err != nil {
+		return nil, err
+	}
+	for i, sv := range p.Dst.TFG.State {
+		p.Entry[sv.Var] = p.Src.TFG.State[i].Var
+	}
+	return p, nil
+}
+
+func lift(b *ir.Builder, path, name, prefix string) (Side, error) {
+	f, err := x86.Open(path)
+	if err != nil {
+		return Side{}, err
+	}
+	fn, err := f.Function(name)
+	if err != nil {
+		return Side{}, err
+	}
+	g := f.TFG(b, fn, x86.StateNames{Prefix: prefix})
+	g.Simplifier = ir.NewSimplifier(b)
+	return Side{Path: path, File: f, Fn: fn, TFG: g}, nil
+}
+
+// srcVar returns the src entry variable of state component i.
+func (p *Pair) srcVar(i int) ir.Term { return p.Src.TFG.State[i].Var }
+
+// globalSize is the size in bytes of the global whose address variable is
+// name ("&sym" or "&str:…"), from either side's DWARF; 0 when unknown.
+func (p *Pair) globalSize(name string) uint64 {
+	if lit, ok := strings.CutPrefix(name, "&str:"); ok {
+		var s string
+		if _, err := fmt.Sscanf(lit, "%q", &s); err == nil {
+			return uint64(len(s)) + 1
+		}
+		return 0
+	}
+	sym := strings.TrimPrefix(name, "&")
+	for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
+		if g, ok := f.Globals[sym]; ok && g.Type.Size > 0 {
+			return uint64(g.Type.Size)
+		}
+	}
+	return 0
+}

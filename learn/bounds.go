@@ -1,0 +1,163 @@
+package learn
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"eqc/ir"
+)
+
+// sext64 sign-extends the w-bit value v to 64 bits.
+func sext64(v uint64, w uint32) int64 {
+	sh := 64 - w
+	return int64(v<<sh) >> sh
+}
+
+// bounds returns, for every non-constant variable that is not an exact
+// copy of an earlier one, the strongest constant bounds the data allows:
+// unsigned minimum and maximum, signed minimum and maximum, each as its
+// own candidate and only when it says something (a maximum below the
+// width's largest value, …).
+func bounds(tm *termer, t *table, e eqResult) []Candidate {
+	b := tm.b
+	var out []Candidate
+	for i := 0; i < t.n; i++ {
+		if e.rep[i] < 0 || (e.rep[i] != i && e.off[i] == 0) {
+			continue
+		}
+		w := t.width[i]
+		col := t.cols[i]
+		umin, umax := col[0], col[0]
+		smin, smax := sext64(col[0], w), sext64(col[0], w)
+		for _, v := range col[1:] {
+			umin, umax = min(umin, v), max(umax, v)
+			s := sext64(v, w)
+			smin, smax = min(smin, s), max(smax, s)
+		}
+		x, name := tm.vars[i].Term, tm.vars[i].Name
+		c := func(v uint64) ir.Term { return b.Const(w, v) }
+		if umin > 0 {
+			out = append(out, Candidate{Term: b.Ule(c(umin), x), Kind: Bound, Desc: fmt.Sprintf("%s ≥u %s", name, num(umin))})
+		}
+		if umax < mask(uint(w)) {
+			out = append(out, Candidate{Term: b.Ule(x, c(umax)), Kind: Bound, Desc: fmt.Sprintf("%s ≤u %s", name, num(umax))})
+		}
+		if w == 1 {
+			continue
+		}
+		if smin > sext64(1<<(w-1), w) {
+			out = append(out, Candidate{Term: b.Sle(c(uint64(smin)), x), Kind: Bound, Desc: fmt.Sprintf("%s ≥s %s", name, snum(uint64(smin), 64))})
+		}
+		if smax < sext64(1<<(w-1)-1, w) {
+			out = append(out, Candidate{Term: b.Sle(x, c(uint64(smax))), Kind: Bound, Desc: fmt.Sprintf("%s ≤s %s", name, snum(uint64(smax), 64))})
+		}
+	}
+	return out
+}
+
+// order is one pairwise order relation that held on every row.
+type order struct {
+	lo, hi  int    // variable lo is below variable hi
+	signed  bool   // compared as two's-complement numbers
+	strict  bool   // lo < hi on every row (else lo ≤ hi)
+	slack   uint64 // least hi − lo over the rows: smaller is tighter
+	i, j, k int    // for a stable order: the pair and which relation
+}
+
+// orders returns pairwise relations x ≤ y and x < y, unsigned and signed,
+// between non-constant representatives (so neither an equality nor a
+// constant offset already relates the two) that hold on every row; for
+// each pair and signedness only the stronger (strict when it holds). With
+// n variables there are n(n−1) such relations to try, so only the
+// opt.MaxOrders tightest are kept: those with the least slack (minimum
+// gap) on the data, which are the ones that look like loop bounds rather
+// than coincidences between unrelated values such as a counter and a
+// pointer.
+func orders(tm *termer, t *table, e eqResult, opt Options) []Candidate {
+	if opt.MaxOrders < 0 {
+		return nil
+	}
+	var reps []int
+	for i := 0; i < t.n; i++ {
+		if e.isRep(i) {
+			reps = append(reps, i)
+		}
+	}
+	var found []order
+	for a, i := range reps {
+		for _, j := range reps[a+1:] {
+			ci, cj := t.cols[i], t.cols[j]
+			wi, wj := t.width[i], t.width[j]
+			for k, signed := range []bool{false, true} {
+				le, ge := true, true
+				var slackLE, slackGE uint64 = ^uint64(0), ^uint64(0)
+				for r := 0; r < t.rows && (le || ge); r++ {
+					x, y := ci[r], cj[r]
+					var lt bool // x < y
+					if signed {
+						sx, sy := sext64(x, wi), sext64(y, wj)
+						x, y = uint64(sx), uint64(sy)
+						lt = sx < sy
+					} else {
+						lt = x < y
+					}
+					switch {
+					case x == y:
+						slackLE, slackGE = 0, 0
+					case lt:
+						ge = false
+						slackLE = min(slackLE, y-x)
+					default:
+						le = false
+						slackGE = min(slackGE, x-y)
+					}
+				}
+				if le && ge {
+					continue // equal on every row: not a representative pair
+				}
+				if le {
+					found = append(found, order{lo: i, hi: j, signed: signed, strict: slackLE > 0, slack: slackLE, i: i, j: j, k: k})
+				}
+				if ge {
+					found = append(found, order{lo: j, hi: i, signed: signed, strict: slackGE > 0, slack: slackGE, i: i, j: j, k: k})
+				}
+			}
+		}
+	}
+	slices.SortFunc(found, func(x, y order) int {
+		return cmp.Or(cmp.Compare(x.slack, y.slack), cmp.Compare(x.i, y.i), cmp.Compare(x.j, y.j), cmp.Compare(x.k, y.k))
+	})
+	if len(found) > opt.MaxOrders {
+		found = found[:opt.MaxOrders]
+	}
+	b := tm.b
+	out := make([]Candidate, 0, len(found))
+	for _, o := range found {
+		w := max(t.width[o.lo], t.width[o.hi])
+		var x, y ir.Term
+		if o.signed {
+			x, y = tm.sext(o.lo, w), tm.sext(o.hi, w)
+		} else {
+			x, y = tm.at(o.lo, w), tm.at(o.hi, w)
+		}
+		var term ir.Term
+		rel := "≤"
+		switch {
+		case o.signed && o.strict:
+			term, rel = b.Slt(x, y), "<"
+		case o.signed:
+			term = b.Sle(x, y)
+		case o.strict:
+			term, rel = b.Ult(x, y), "<"
+		default:
+			term = b.Ule(x, y)
+		}
+		sign := "u"
+		if o.signed {
+			sign = "s"
+		}
+		out = append(out, Candidate{Term: term, Kind: Order, Desc: fmt.Sprintf("%s %s%s %s", tm.vars[o.lo].Name, rel, sign, tm.vars[o.hi].Name)})
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package learn
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestBoundsDirect compares the bound candidates with the extremes
+// computed directly on mixed-width data.
+func TestBoundsDirect(t *testing.T) {
+	widths := []uint32{8, 16, 32, 64, 64, 1}
+	f := newFixture([]string{"b", "h", "e", "q", "neg", "flag"}, widths)
+	rng := rand.New(rand.NewPCG(21, 22))
+	for range 100 {
+		f.states = append(f.states, State{Vals: []uint64{
+			uint64(3 + rng.IntN(200)),          // 8-bit, crosses 128: signed bounds differ
+			uint64(rng.IntN(1000)),             // small 16-bit
+			uint64(0xfffffff0 + rng.IntN(8)),   // 32-bit negatives
+			rng.Uint64(),                       // anything
+			uint64(int64(-50 + rng.IntN(100))), // 64-bit around zero
+			uint64(rng.IntN(2)),
+		}})
+	}
+	cs := f.learn(t, Options{Kinds: Kinds(Bound)})
+	f.holdsEverywhere(t, cs)
+	var want []string
+	for i, w := range widths {
+		umin, umax := ^uint64(0), uint64(0)
+		smin, smax := int64(1<<62), int64(-1<<62)
+		for _, st := range f.states {
+			v := st.Vals[i]
+			umin, umax = min(umin, v), max(umax, v)
+			s := int64(v)
+			if w < 64 && v >= 1<<(w-1) {
+				s -= 1 << w
+			}
+			smin, smax = min(smin, s), max(smax, s)
+		}
+		name := f.s.Vars[i].Name
+		if umin != 0 {
+			want = append(want, fmt.Sprintf("%s ≥u %s", name, num(umin)))
+		}
+		if w == 64 && umax != ^uint64(0) || w < 64 && umax != 1<<w-1 {
+			want = append(want, fmt.Sprintf("%s ≤u %s", name, num(umax)))
+		}
+		if w > 1 {
+			if smin != -1<<(w-1) {
+				want = append(want, fmt.Sprintf("%s ≥s %s", name, sdec(smin)))
+			}
+			if smax != 1<<(w-1)-1 {
+				want = append(want, fmt.Sprintf("%s ≤s %s", name, sdec(smax)))
+			}
+		}
+	}
+	got := descs(cs, Bound)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("bounds\n got %q\nwant %q", got, want)
+	}
+}
+
+func sdec(v int64) string {
+	if v < 0 {
+		return "-" + num(uint64(-v))
+	}
+	return num(uint64(v))
+}
+
+// TestOrdersDirect compares pairwise orders with a brute-force check of
+// every ordered pair, signed and unsigned.
+func TestOrdersDirect(t *testing.T) {
+	widths := []uint32{64, 64, 64, 32, 8}
+	names := []string{"i", "n", "p", "k", "c"}
+	f := newFixture(names, widths)
+	rng := rand.New(rand.NewPCG(23, 24))
+	for range 80 {
+		i := uint64(rng.IntN(50))
+		n := i + uint64(rng.IntN(10))
+		f.states = append(f.states, State{Vals: []uint64{
+			i, n, rng.Uint64() | 1<<63, uint64(rng.IntN(1 << 31)), uint64(rng.IntN(256)),
+		}})
+	}
+	cs := f.learn(t, Options{Kinds: Kinds(Order), MaxOrders: 1000})
+	f.holdsEverywhere(t, cs)
+	var want []string
+	for a := range names {
+		for b := range names {
+			if a == b {
+				continue
+			}
+			for _, signed := range []bool{false, true} {
+				le, lt := true, true
+				for _, st := range f.states {
+					x, y := st.Vals[a], st.Vals[b]
+					var less, eq bool
+					if signed {
+						sx, sy := sext64(x, widths[a]), sext64(y, widths[b])
+						less, eq = sx < sy, sx == sy
+					} else {
+						less, eq = x < y, x == y
+					}
+					le = le && (less || eq)
+					lt = lt && less
+				}
+				sign := map[bool]string{false: "u", true: "s"}[signed]
+				switch {
+				case lt:
+					want = append(want, fmt.Sprintf("%s <%s %s", names[a], sign, names[b]))
+				case le:
+					want = append(want, fmt.Sprintf("%s ≤%s %s", names[a], sign, names[b]))
+				}
+			}
+		}
+	}
+	got := descs(cs, Order)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("orders\n got %q\nwant %q", got, want)
+	}
+	// The tightest relation, i ≤ n (slack 0), comes first.
+	if len(cs) == 0 || cs[0].Desc != "i ≤u n" {
+		t.Errorf("first order %v", cs)
+	}
+}
+
+func TestOrdersBudget(t *testing.T) {
+	f := benchFixture(60, 200)
+	all := len(f.learn(t, Options{Kinds: Kinds(Order), MaxOrders: 1 << 20}))
+	if all < 50 {
+		t.Fatalf("only %d orders in all", all)
+	}
+	for _, budget := range []int{-1, 10, 40} {
+		cs := f.learn(t, Options{Kinds: Kinds(Order), MaxOrders: budget})
+		if want := max(0, budget); len(cs) != want {
+			t.Errorf("MaxOrders %d: %d candidates", budget, len(cs))
+		}
+	}
+}

@@ -1,0 +1,193 @@
+package learn
+
+import (
+	"slices"
+)
+
+// eqResult is what the equality learner found.
+type eqResult struct {
+	// rels generate every affine relation mod 2^64 that holds on all rows
+	// (those that are congruences in disguise have mod < 64).
+	rels []linRel
+	// rep[i] is the representative of variable i's offset class: x[i] =
+	// x[rep[i]] + off[i] on every row, and rep[r] == r for a representative.
+	// rep[i] is -1 for a constant column (x[i] = off[i] on every row).
+	rep []int
+	off []uint64
+	// congMod[[2]int{s, o}] is the largest k with x[s] ≡ x[o] + c (mod
+	// 2^k) among rels (o = -1: x[s] ≡ c), so that the gcd-based
+	// congruences can skip what the kernel already said more strongly.
+	congMod map[[2]int]uint
+	// rounds and rows count the kernel computations and the rows the last
+	// one used.
+	rounds, rows int
+}
+
+// isRep reports whether variable i is a non-constant representative.
+func (e *eqResult) isRep(i int) bool { return e.rep[i] == i }
+
+// learnEqualities finds a generating set of the affine relations over
+// Z/2^64 that hold on every row of t, following §4.4 of the PLDI 2019
+// paper:
+//
+//  1. A pre-pass over all rows finds constant columns (x = c) and columns
+//     at a constant offset from an earlier one (x = y + c) and removes them:
+//     every relation is such a relation's multiple plus one that does not
+//     involve the removed column, so nothing is lost.
+//  2. The kernel of opt.Sample sampled rows over the remaining columns is
+//     computed exactly (Kernel). Its generators are tested on every other
+//     row; if some fail, up to opt.Sample of the failing rows join the
+//     sample and the kernel is recomputed. A sample's kernel contains the
+//     full data's kernel, so when every generator holds on every row the
+//     two are equal: the result is exact, not a guess.
+//  3. Coefficients are brought near zero (signedReduce), generators
+//     implied by the others are dropped (minimal), and each is solved for
+//     a variable (relFromVector).
+func learnEqualities(t *table, opt Options) eqResult {
+	e := eqResult{rep: make([]int, t.n), off: make([]uint64, t.n)}
+	if t.rows == 0 {
+		return e
+	}
+	var kept []int // representatives: the kernel's columns
+	for i := 0; i < t.n; i++ {
+		col := t.cols[i]
+		e.rep[i] = i
+		if isConst(col) {
+			e.rep[i], e.off[i] = -1, col[0]
+			coef := make([]uint64, t.n)
+			e.rels = append(e.rels, linRel{subj: i, coef: coef, c0: col[0], mod: 64})
+			continue
+		}
+		for _, j := range kept {
+			if d, ok := constDiff(col, t.cols[j]); ok {
+				e.rep[i], e.off[i] = j, d
+				coef := make([]uint64, t.n)
+				coef[j] = 1
+				e.rels = append(e.rels, linRel{subj: i, coef: coef, c0: d, mod: 64})
+				break
+			}
+		}
+		if e.rep[i] == i {
+			kept = append(kept, i)
+		}
+	}
+	if len(kept) > 0 {
+		e.rels = append(e.rels, kernelRels(t, kept, opt, &e)...)
+	}
+	e.congMod = make(map[[2]int]uint)
+	for _, r := range e.rels {
+		if r.mod == 64 {
+			continue
+		}
+		other := -1
+		for i, c := range r.coef {
+			switch {
+			case c == 0:
+			case c == 1 && other == -1:
+				other = i
+			default:
+				other = -2
+			}
+		}
+		if other >= -1 {
+			k := [2]int{r.subj, other}
+			e.congMod[k] = max(e.congMod[k], r.mod)
+		}
+	}
+	slices.SortStableFunc(e.rels, func(a, b linRel) int {
+		if a.mod != b.mod {
+			return int(b.mod) - int(a.mod)
+		}
+		return a.subj - b.subj
+	})
+	return e
+}
+
+func isConst(col []uint64) bool {
+	for _, v := range col[1:] {
+		if v != col[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// constDiff reports whether a − b (mod 2^64) is the same on every row.
+func constDiff(a, b []uint64) (uint64, bool) {
+	d := a[0] - b[0]
+	for r := 1; r < len(a); r++ {
+		if a[r]-b[r] != d {
+			return 0, false
+		}
+	}
+	return d, true
+}
+
+// kernelRels runs the sample–check–resample loop over the columns kept.
+func kernelRels(t *table, kept []int, opt Options, e *eqResult) []linRel {
+	n := len(kept)
+	all := make([]int, t.rows)
+	for r := range all {
+		all[r] = r
+	}
+	smp := newSampler(opt.Seed)
+	sample := smp.pick(all, opt.Sample)
+	inSample := make([]bool, t.rows)
+	rowOf := func(r int) []uint64 {
+		x := make([]uint64, n)
+		for c, i := range kept {
+			x[c] = t.cols[i][r]
+		}
+		return x
+	}
+	var h [][]uint64 // permuted Howell form of the sample's kernel
+	for {
+		e.rounds++
+		e.rows = len(sample)
+		rows := make([][]uint64, len(sample))
+		for k, r := range sample {
+			inSample[r] = true
+			rows[k] = rowOf(r)
+		}
+		h = kernelPermuted(rows, n, 64)
+		gens := make([][]uint64, len(h))
+		for k, v := range h {
+			gens[k] = unpermute(v)
+		}
+		var fails []int
+		x := make([]uint64, n)
+		for r := 0; r < t.rows; r++ {
+			if inSample[r] {
+				continue
+			}
+			for c, i := range kept {
+				x[c] = t.cols[i][r]
+			}
+			for _, g := range gens {
+				if dot(g, x) != 0 {
+					fails = append(fails, r)
+					break
+				}
+			}
+		}
+		if len(fails) == 0 {
+			break
+		}
+		sample = append(sample, smp.pick(fails, opt.Sample)...)
+		slices.Sort(sample)
+	}
+	signedReduce(h, 64)
+	var out []linRel
+	for _, v := range minimal(h, 64) {
+		nat := unpermute(v)
+		full := make([]uint64, t.n+1)
+		for c, i := range kept {
+			full[i] = nat[c]
+		}
+		full[t.n] = nat[n]
+		if r, ok := relFromVector(full); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}

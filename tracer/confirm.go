@@ -1,0 +1,820 @@
+package tracer
+
+import (
+	"context"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"eqc/x86"
+)
+
+// Confirming a counterexample (confirm.go)
+//
+// A verdict of not-equivalent needs a concrete input on which both binaries,
+// run natively, show different observables (DESIGN, "Verdicts"). Confirm
+// runs the source and the optimized function on one Input and compares what
+// DESIGN calls observable: the return value (its width from the source's
+// DWARF signature), the memory outside the stack (every global both
+// executables define, and the fixed heap) and the call sequence (callee and
+// arguments, from the stubs' call log).
+//
+// Confirm errs on the side of "not confirmed": Differ is set only for
+// differences that cannot come from the tracer's own setup. The two
+// executables place their code, data and literals at different addresses and
+// the two functions lay out their frames differently, so a value that may be
+// an address inside an executable's image or inside the run stack is not a
+// confirmed difference unless it names the same symbol and offset on both
+// sides; and a stub's result hashes its raw arguments, so once a non-void
+// stub received such layout-dependent (or, without a prototype, possibly
+// garbage) arguments that differ in their raw bits, everything observed after
+// it is incomparable.
+
+// Input is a concrete input to a function: argument values and the initial
+// contents of global variables (by symbol; bytes from offset 0; globals not
+// listed keep the driver's zero fill). Args are the raw 64-bit values of the
+// integer argument registers in order (rdi, rsi, rdx, rcx, r8, r9); only the
+// low bytes the parameter's type uses are meaningful.
+type Input struct {
+	Args    []uint64
+	Globals map[string][]byte
+
+	// FloatArgs are the low quadwords of xmm0..xmm7 (float and double
+	// parameters, as bit patterns).
+	FloatArgs []uint64
+	// Mem is further memory to set, after Globals: typically the heap
+	// buffers (at HeapAddr and up) that pointer arguments point to. Entries
+	// naming a Symbol must name a data symbol both executables define.
+	Mem []MemInit
+}
+
+// Observation is what one run of one binary showed.
+type Observation struct {
+	Outcome Outcome
+	// Return is the return value masked to the return type's width (the
+	// bit pattern of float and double results); 0 for void and for types
+	// not compared (ReturnKind says which).
+	Return uint64
+	// ReturnHi is the upper half of a 16-byte integer result (rdx).
+	ReturnHi   uint64
+	ReturnKind string            // "int8".."int128", "float32", "float64", "void", or "unknown: ..." when not compared
+	Globals    map[string][]byte // every global of the executable after the run
+	Heap       []byte            // the fixed heap at HeapAddr after the run
+	Calls      []Call            // stub calls, in order
+	Truncated  bool              // the call log overflowed
+	Detail     string            // how the run ended (Result.String)
+}
+
+// Confirmation compares the two runs.
+type Confirmation struct {
+	Src, Dst Observation
+	// Args are the argument registers both runs were given: Input.Args
+	// padded to the signature's registers, with integer parameters narrower
+	// than 8 bytes sign- or zero-extended from their meaningful bytes and
+	// bool parameters normalised to 0 or 1.
+	Args []uint64
+	// Differ says the runs showed a confirmed observable difference; each
+	// one is described in Differences (for example "return: src 0x5 dst
+	// 0x6", "global a[4..8]: src 01000000 dst 02000000", "calls[1]: src
+	// h(0x3) dst h(0x4)", "outcome: src returned, dst fault ...").
+	Differ      bool
+	Differences []string
+	// Detail says why the runs could not be compared, or which observables
+	// were left out (one line per reason, "; "-joined); empty when every
+	// observable was compared.
+	Detail string
+}
+
+// UnknownGlobalError reports a global of an Input that neither executable
+// defines.
+type UnknownGlobalError struct {
+	Name     string
+	Src, Dst string // the objects
+}
+
+func (e *UnknownGlobalError) Error() string {
+	return fmt.Sprintf("tracer: confirm: global %q is defined by neither %s nor %s", e.Name, e.Src, e.Dst)
+}
+
+// confirmSide is one of the two programs of a Confirm call.
+type confirmSide struct {
+	objPath string
+	fn      string
+	obj     *Object
+	file    *x86.File
+	exe     *Executable
+	proc    *Process
+	img     *exeImage
+}
+
+// Confirm links both objects, runs srcFunc in srcObj and dstFunc in dstObj
+// on in, and compares their observables per DESIGN: the return value (width
+// from the source's DWARF signature, else the destination's; void has
+// none), every global both executables define and the heap after the run,
+// and the call sequence (callee and arguments). Undefined data symbols are
+// given the same size in both executables (LinkOptions.Sizes from the union
+// of both objects' DWARF and definitions).
+//
+// A difference counts only when both runs return normally, or when the
+// source returns and the destination faults (reported as an "outcome"
+// difference). If the source faults, times out or attempts a system call, or
+// the destination times out or attempts one, Differ is false and Detail says
+// why: the source may have undefined behaviour there, and a timeout proves
+// nothing. Confirm does not check that the input triggers no modelled
+// undefined behaviour in the source; the caller must.
+//
+// Executables and processes live for this call only: each object is linked
+// once (a single link and process when srcObj and dstObj are the same file)
+// into a temporary directory removed before Confirm returns. Each run may
+// take 5 s; with a deadline on ctx, the source run at most half the time
+// left and the destination run the rest.
+//
+// Errors are for bad input only, and name the file: a file that is not an
+// x86-64 relocatable object (*NotObjectError, or an x86 harvesting error), a
+// function it does not define (*x86.FunctionNotFoundError), a link failure
+// (*LinkError), a global of in defined by neither executable
+// (*UnknownGlobalError), a malformed memory initialisation
+// (*BadVectorError); plus ctx's error and tracer failures.
+func Confirm(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string, in Input) (*Confirmation, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	src := &confirmSide{objPath: srcObj, fn: srcFunc}
+	dst := &confirmSide{objPath: dstObj, fn: dstFunc}
+	same := sameFile(srcObj, dstObj)
+	sides := []*confirmSide{src, dst}
+	if same {
+		sides = sides[:1]
+	}
+	for _, s := range sides {
+		if err := s.read(); err != nil {
+			return nil, err
+		}
+	}
+	if same {
+		dst.obj, dst.file = src.obj, src.file
+	}
+	for _, s := range []*confirmSide{src, dst} {
+		if _, err := s.file.Func(s.fn); err != nil {
+			return nil, err
+		}
+	}
+
+	sizes := unionSizes(src.obj, dst.obj)
+	defer func() {
+		for _, s := range sides {
+			if s.proc != nil {
+				s.proc.Close()
+			}
+			if s.exe != nil {
+				s.exe.Remove()
+			}
+		}
+	}()
+	for _, s := range sides {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		exe, err := Link(s.objPath, LinkOptions{Sizes: sizes})
+		if err != nil {
+			return nil, err
+		}
+		s.exe = exe
+		if s.img, err = readImage(exe); err != nil {
+			return nil, err
+		}
+	}
+	if same {
+		dst.exe, dst.img = src.exe, src.img
+	}
+
+	sig := signatureOf(src, dst)
+	args, err := normalArgs(src, in.Args, sig)
+	if err != nil {
+		return nil, err
+	}
+	c := &Confirmation{Args: args}
+	results := make([]*Result, 2)
+	for i, s := range []*confirmSide{src, dst} {
+		v, err := vectorFor(s, src, dst, args, in)
+		if err != nil {
+			return nil, err
+		}
+		timeout := 5 * time.Second
+		if dl, ok := ctx.Deadline(); ok {
+			left := time.Until(dl)
+			if i == 0 {
+				left /= 2 // leave the other half to dst
+			}
+			timeout = max(min(timeout, left), 10*time.Millisecond)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if s.proc == nil {
+			if same && i == 1 {
+				s.proc = src.proc
+			} else if s.proc, err = Start(s.exe, Options{Timeout: timeout}); err != nil {
+				return nil, err
+			}
+		}
+		r, err := s.proc.Call(s.fn, v, &RunOptions{Timeout: timeout})
+		if err != nil {
+			return nil, err
+		}
+		results[i] = r
+	}
+	c.Src = observe(results[0], sig)
+	c.Dst = observe(results[1], sig)
+	compareRuns(c, src, dst, results[0], results[1], sig)
+	return c, nil
+}
+
+func sameFile(a, b string) bool {
+	if a == b {
+		return true
+	}
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+// read inspects the side's object: the tracer's view (externs) and the
+// harvested view (DWARF signature, globals' types).
+func (s *confirmSide) read() error {
+	obj, err := ReadObject(s.objPath)
+	if err != nil {
+		return err
+	}
+	file, err := x86.Open(s.objPath)
+	if err != nil {
+		return err
+	}
+	s.obj, s.file = obj, file
+	return nil
+}
+
+// unionSizes gives every undefined data symbol of either object the size
+// either object knows for it (its definition or a sized DWARF declaration;
+// the larger if they disagree), so that both drivers define it alike.
+// Symbols neither knows keep DefaultExternSize in both.
+func unionSizes(objs ...*Object) map[string]int64 {
+	known := map[string]int64{}
+	undef := map[string]bool{}
+	for _, o := range objs {
+		for _, d := range o.Data {
+			if !d.Local && d.Size > 0 {
+				known[d.Name] = max(known[d.Name], int64(d.Size))
+			}
+		}
+		for _, e := range o.Externs {
+			if e.Kind != ExternData || e.TLS {
+				continue
+			}
+			undef[e.Name] = true
+			if e.SizeKnown && e.Size > 0 {
+				known[e.Name] = max(known[e.Name], e.Size)
+			}
+		}
+	}
+	sizes := map[string]int64{}
+	for n := range undef {
+		if known[n] > 0 {
+			sizes[n] = known[n]
+		}
+	}
+	return sizes
+}
+
+// signatureOf is the DWARF signature of the source function, else of the
+// destination function, else nil.
+func signatureOf(src, dst *confirmSide) *x86.FuncDebug {
+	for _, s := range []*confirmSide{src, dst} {
+		if fn, err := s.file.Func(s.fn); err == nil && fn.Debug != nil {
+			return fn.Debug
+		}
+	}
+	return nil
+}
+
+// normalArgs pads the argument registers to the signature's and extends
+// each integer parameter narrower than 8 bytes from its meaningful bytes
+// (bool to 0 or 1), as callers compiled by gcc and clang do: the two
+// functions then see the same, ABI-conforming registers.
+func normalArgs(src *confirmSide, raw []uint64, sig *x86.FuncDebug) ([]uint64, error) {
+	args := append([]uint64(nil), raw...)
+	if sig == nil {
+		return args, nil
+	}
+	t, err := NewTarget(src.file, src.exe, src.fn)
+	if err != nil {
+		return nil, err
+	}
+	if t.Func.Debug == nil {
+		// The signature is the destination's: lay it out alike.
+		t.Func = &x86.Func{Name: t.Func.Name, Debug: sig}
+	}
+	l, err := NewLayout([]*Target{t})
+	if err != nil {
+		return nil, err
+	}
+	for len(args) < l.NArgs {
+		args = append(args, 0)
+	}
+	kinds := map[string]x86.TypeKind{}
+	for i, p := range sig.Params {
+		name := p.Name
+		if name == "" {
+			name = fmt.Sprintf("arg%d", i)
+		}
+		kinds[name] = p.Type.Kind
+	}
+	for _, s := range l.Args {
+		if s.Kind != ArgInt || s.Size >= 8 || s.Reg >= len(args) {
+			continue
+		}
+		v := args[s.Reg]
+		switch {
+		case kinds[s.Name] == x86.KindBool:
+			if v&0xff != 0 {
+				v = 1
+			} else {
+				v = 0
+			}
+		case s.Signed:
+			sh := 64 - 8*uint(s.Size)
+			v = uint64(int64(v<<sh) >> sh)
+		default:
+			v &= 1<<(8*uint(s.Size)) - 1
+		}
+		args[s.Reg] = v
+	}
+	return args, nil
+}
+
+// vectorFor builds the Vector of one side: the globals of in that its
+// executable defines, then in.Mem.
+func vectorFor(s, src, dst *confirmSide, args []uint64, in Input) (Vector, error) {
+	v := Vector{Args: args, FloatArgs: in.FloatArgs}
+	names := make([]string, 0, len(in.Globals))
+	for n := range in.Globals {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		_, _, errHere := s.exe.DataAddr(n)
+		if errHere != nil {
+			_, _, errSrc := src.exe.DataAddr(n)
+			_, _, errDst := dst.exe.DataAddr(n)
+			if errSrc != nil && errDst != nil {
+				return Vector{}, &UnknownGlobalError{Name: n, Src: src.objPath, Dst: dst.objPath}
+			}
+			continue // the other side's only: this side cannot read it
+		}
+		v.Mem = append(v.Mem, MemInit{Symbol: n, Data: in.Globals[n]})
+	}
+	v.Mem = append(v.Mem, in.Mem...)
+	return v, nil
+}
+
+// retShape is how the return value is read and compared.
+type retShape struct {
+	kind    string // ReturnKind
+	size    int    // bytes (0: nothing compared)
+	float   bool
+	pointer bool // may hold an address (8-byte non-float)
+}
+
+func returnShape(sig *x86.FuncDebug) retShape {
+	if sig == nil {
+		return retShape{kind: "unknown: no DWARF signature"}
+	}
+	t := sig.Return
+	switch t.Kind {
+	case x86.KindVoid:
+		return retShape{kind: "void"}
+	case x86.KindInt, x86.KindBool, x86.KindEnum, x86.KindPointer:
+		switch t.Size {
+		case 1, 2, 4, 8, 16:
+			return retShape{kind: fmt.Sprintf("int%d", 8*t.Size), size: int(t.Size), pointer: t.Size == 8}
+		}
+	case x86.KindFloat:
+		switch t.Size {
+		case 4, 8:
+			return retShape{kind: fmt.Sprintf("float%d", 8*t.Size), size: int(t.Size), float: true}
+		}
+	}
+	return retShape{kind: fmt.Sprintf("unknown: %s return (%s, %d bytes) not compared", t.Name, t.Kind, t.Size)}
+}
+
+func observe(r *Result, sig *x86.FuncDebug) Observation {
+	sh := returnShape(sig)
+	o := Observation{Outcome: r.Outcome, ReturnKind: sh.kind, Calls: r.Calls, Truncated: r.CallsTruncated,
+		Detail: r.String(), Globals: map[string][]byte{}}
+	for _, m := range r.Memory {
+		if m.Name == "heap" {
+			o.Heap = m.Data
+		} else {
+			o.Globals[m.Name] = m.Data
+		}
+	}
+	if r.Outcome != Returned || sh.size == 0 {
+		return o
+	}
+	v := r.Rax
+	if sh.float {
+		v = r.Xmm0[0]
+	}
+	switch {
+	case sh.size == 16:
+		o.Return, o.ReturnHi = r.Rax, r.Rdx
+	case sh.size < 8:
+		o.Return = v & (1<<(8*uint(sh.size)) - 1)
+	default:
+		o.Return = v
+	}
+	return o
+}
+
+// cmpState accumulates the comparison.
+type cmpState struct {
+	c      *Confirmation
+	src    *confirmSide
+	dst    *confirmSide
+	notes  []string
+	noteOK map[string]bool
+}
+
+func (st *cmpState) differ(format string, a ...any) {
+	st.c.Differ = true
+	st.c.Differences = append(st.c.Differences, fmt.Sprintf(format, a...))
+}
+
+func (st *cmpState) note(format string, a ...any) {
+	s := fmt.Sprintf(format, a...)
+	if !st.noteOK[s] {
+		st.noteOK[s] = true
+		st.notes = append(st.notes, s)
+	}
+}
+
+// word compares two 64-bit values that may be addresses: equal raw values
+// are equal; values naming the same symbol and offset in their executables
+// are equal (but not bit-equal); otherwise a value that may be a
+// layout-dependent address (in an executable's image or the run stack)
+// makes the comparison inconclusive.
+type wordCmp int
+
+const (
+	wordEqual        wordCmp = iota // bit-equal
+	wordSameSymbol                  // different bits, same symbol+offset
+	wordInconclusive                // a layout-dependent value differs
+	wordDiffer                      // a confirmed difference
+)
+
+func (st *cmpState) word(a, b uint64) wordCmp {
+	if a == b {
+		return wordEqual
+	}
+	sa, oka := st.src.img.symbolize(a)
+	sb, okb := st.dst.img.symbolize(b)
+	if oka && okb && sa == sb {
+		return wordSameSymbol
+	}
+	if st.src.img.layoutDependent(a) || st.dst.img.layoutDependent(b) {
+		return wordInconclusive
+	}
+	return wordDiffer
+}
+
+func compareRuns(c *Confirmation, src, dst *confirmSide, rs, rd *Result, sig *x86.FuncDebug) {
+	st := &cmpState{c: c, src: src, dst: dst, noteOK: map[string]bool{}}
+	defer func() { c.Detail = strings.Join(st.notes, "; ") }()
+	switch {
+	case rs.Outcome != Returned:
+		st.note("src %s: not a confirmed difference (the source may have undefined behaviour on this input)", rs)
+		return
+	case rd.Outcome == Fault:
+		if st.compareCalls(rs.Calls, rd.Calls, rs.CallsTruncated, rd.CallsTruncated, true) {
+			st.differ("outcome: src returned, dst %s", rd)
+		} else {
+			st.note("dst %s after incomparable calls", rd)
+		}
+		return
+	case rd.Outcome != Returned:
+		st.note("dst %s: not a confirmed difference", rd)
+		return
+	}
+	if !st.compareCalls(rs.Calls, rd.Calls, rs.CallsTruncated, rd.CallsTruncated, false) {
+		return
+	}
+	st.compareReturn(c.Src, c.Dst, returnShape(sig))
+	st.compareGlobals(rs, rd)
+}
+
+// compareCalls compares the call logs. It returns false when what follows
+// (later calls, the return value, memory) is incomparable because a non-void
+// stub received arguments whose raw bits differ without a confirmed
+// difference. With prefix (dst ended early), dst's calls are compared only
+// as a prefix of src's.
+func (st *cmpState) compareCalls(sc, dc []Call, strunc, dtrunc, prefix bool) bool {
+	n := min(len(sc), len(dc))
+	for i := 0; i < n; i++ {
+		a, b := sc[i], dc[i]
+		if a.Name != b.Name || a.ID != b.ID {
+			st.differ("calls[%d]: src %s dst %s", i, fmtCall(a), fmtCall(b))
+			return true
+		}
+		if a.N != b.N {
+			st.differ("calls[%d]: src %s dst %s (argument counts %d and %d)", i, fmtCall(a), fmtCall(b), a.N, b.N)
+			return true
+		}
+		es, _ := st.src.obj.Extern(a.Name)
+		ed, _ := st.dst.obj.Extern(b.Name)
+		proto := es != nil && ed != nil && es.Prototyped && ed.Prototyped
+		void := proto && es.Ret.Kind == ScalarVoid && ed.Ret.Kind == ScalarVoid
+		rawDiff, incon := false, false
+		for j := 0; j < min(len(a.Args), len(b.Args)); j++ {
+			x, y := a.Args[j], b.Args[j]
+			if x == y {
+				continue
+			}
+			rawDiff = true
+			if !proto {
+				incon = true
+				st.note("calls[%d]: %s has no prototype; its raw argument registers differ (may be garbage)", i, a.Name)
+				continue
+			}
+			if j < len(es.Params) && (es.Params[j].Kind != ScalarInt || es.Params[j].Size < 8) {
+				st.differ("calls[%d]: src %s dst %s", i, fmtCall(a), fmtCall(b))
+				return true
+			}
+			switch st.word(x, y) {
+			case wordDiffer:
+				st.differ("calls[%d]: src %s dst %s", i, fmtCall(a), fmtCall(b))
+				return true
+			case wordInconclusive:
+				incon = true
+				st.note("calls[%d]: %s argument %d is a layout-dependent address (%#x vs %#x)", i, a.Name, j, x, y)
+			}
+		}
+		if rawDiff && !void {
+			if !incon {
+				st.note("calls[%d]: %s got the same symbols at different addresses", i, a.Name)
+			}
+			st.note("the stub results differ from calls[%d] on: later observables not compared", i)
+			return false
+		}
+	}
+	if len(sc) != len(dc) {
+		switch {
+		case prefix && len(dc) < len(sc):
+			// dst stopped early: its calls are a prefix.
+		case len(sc) < len(dc) && strunc, len(dc) < len(sc) && dtrunc:
+			st.note("call log truncated; calls beyond %d not compared", n)
+		default:
+			if len(sc) > n {
+				st.differ("calls: src made %d calls, dst %d (first extra: src %s)", len(sc), len(dc), fmtCall(sc[n]))
+			} else {
+				st.differ("calls: src made %d calls, dst %d (first extra: dst %s)", len(sc), len(dc), fmtCall(dc[n]))
+			}
+		}
+	} else if strunc || dtrunc {
+		st.note("call log truncated; calls beyond %d not compared", n)
+	}
+	return true
+}
+
+func fmtCall(c Call) string {
+	var parts []string
+	for _, a := range c.Args {
+		parts = append(parts, fmt.Sprintf("%#x", a))
+	}
+	if c.N > len(c.Args) {
+		parts = append(parts, "...")
+	}
+	name := c.Name
+	if name == "" {
+		name = fmt.Sprintf("stub#%x", c.ID)
+	}
+	return name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+func (st *cmpState) compareReturn(s, d Observation, sh retShape) {
+	if sh.size == 0 {
+		if sh.kind != "void" {
+			st.note("return value %s", strings.TrimPrefix(sh.kind, "unknown: "))
+		}
+		return
+	}
+	if s.Return == d.Return && s.ReturnHi == d.ReturnHi {
+		return
+	}
+	if sh.size == 16 {
+		st.differ("return: src %#x:%016x dst %#x:%016x", s.ReturnHi, s.Return, d.ReturnHi, d.Return)
+		return
+	}
+	if sh.pointer {
+		switch st.word(s.Return, d.Return) {
+		case wordSameSymbol:
+			return
+		case wordInconclusive:
+			st.note("return: layout-dependent addresses %#x and %#x", s.Return, d.Return)
+			return
+		}
+	}
+	st.differ("return: src %#x dst %#x", s.Return, d.Return)
+}
+
+// compareGlobals compares every global both executables define, then the
+// heap. A global only one executable defines is not compared (an optimizer
+// may drop a static variable nothing reads, and with it its stores).
+func (st *cmpState) compareGlobals(rs, rd *Result) {
+	sg := map[string]Global{}
+	for _, g := range st.src.exe.Globals {
+		sg[g.Name] = g
+	}
+	dg := map[string]Global{}
+	for _, g := range st.dst.exe.Globals {
+		dg[g.Name] = g
+	}
+	names := map[string]bool{}
+	for n := range sg {
+		names[n] = true
+	}
+	for n := range dg {
+		names[n] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	for _, n := range sorted {
+		_, inS := sg[n]
+		_, inD := dg[n]
+		switch {
+		case inS && inD:
+			a, b := rs.MemoryOf(n), rd.MemoryOf(n)
+			if len(a) != len(b) {
+				st.note("global %s: sizes %d and %d; common prefix compared", n, len(a), len(b))
+				k := min(len(a), len(b))
+				a, b = a[:k], b[:k]
+			}
+			st.compareRegion("global "+n, a, b, st.mayHoldPointers(n))
+		case inS:
+			st.note("global %s: defined by src only; not compared", n)
+		default:
+			st.note("global %s: defined by dst only; not compared", n)
+		}
+	}
+	st.compareRegion("heap", rs.MemoryOf("heap"), rd.MemoryOf("heap"), true)
+}
+
+// mayHoldPointers says a global's bytes may hold addresses (so that words
+// differing between the two layouts need care): anything but integers,
+// floats, enums and arrays of elements narrower than a pointer or of
+// 8-byte arithmetic types.
+func (st *cmpState) mayHoldPointers(name string) bool {
+	for _, f := range []*x86.File{st.src.file, st.dst.file} {
+		gv := f.Globals[name]
+		if gv == nil {
+			continue
+		}
+		switch gv.Type.Kind {
+		case x86.KindBool, x86.KindEnum, x86.KindFloat:
+			return false
+		case x86.KindInt:
+			return gv.Type.Size >= 8 && !arithmetic8[gv.Type.Name]
+		case x86.KindArray:
+			if gv.Type.PointeeSize > 0 && gv.Type.PointeeSize < 8 {
+				return false
+			}
+			return !arithmetic8[strings.TrimSpace(gv.Type.Pointee)]
+		}
+		return true
+	}
+	return true
+}
+
+// arithmetic8 are 8-byte C types that cannot hold a pointer.
+var arithmetic8 = map[string]bool{
+	"long": true, "long int": true, "unsigned long": true, "long unsigned int": true,
+	"long long": true, "long long int": true, "unsigned long long": true, "long long unsigned int": true,
+	"double": true, "int64_t": true, "uint64_t": true, "size_t": true, "ssize_t": true, "ptrdiff_t": true,
+}
+
+// compareRegion compares the final bytes of one region; with pointers, each
+// aligned 8-byte word that differs goes through word.
+func (st *cmpState) compareRegion(name string, a, b []byte, pointers bool) {
+	var runs [][2]int // differing byte ranges [lo, hi)
+	add := func(lo, hi int) {
+		if k := len(runs); k > 0 && runs[k-1][1] == lo {
+			runs[k-1][1] = hi
+			return
+		}
+		runs = append(runs, [2]int{lo, hi})
+	}
+	for i := 0; i < len(a); {
+		if pointers && i%8 == 0 && i+8 <= len(a) {
+			x, y := binary.LittleEndian.Uint64(a[i:]), binary.LittleEndian.Uint64(b[i:])
+			switch st.word(x, y) {
+			case wordInconclusive:
+				st.note("%s[%d..%d]: layout-dependent addresses %#x and %#x", name, i, i+8, x, y)
+			case wordDiffer:
+				lo, hi := i, i+8
+				for lo < hi && a[lo] == b[lo] {
+					lo++
+				}
+				for hi > lo && a[hi-1] == b[hi-1] {
+					hi--
+				}
+				add(lo, hi)
+			}
+			i += 8
+			continue
+		}
+		if a[i] != b[i] {
+			add(i, i+1)
+		}
+		i++
+	}
+	const maxRuns = 4
+	for k, r := range runs {
+		if k == maxRuns {
+			st.differ("%s: %d more differing ranges", name, len(runs)-maxRuns)
+			break
+		}
+		st.differ("%s[%d..%d]: src %s dst %s", name, r[0], r[1], hexBytes(a[r[0]:r[1]]), hexBytes(b[r[0]:r[1]]))
+	}
+}
+
+func hexBytes(b []byte) string {
+	const max = 32
+	if len(b) > max {
+		return fmt.Sprintf("%x…", b[:max])
+	}
+	return fmt.Sprintf("%x", b)
+}
+
+// exeImage is what the comparison needs to know of an executable's layout:
+// the extent of its loaded image and its sized symbols.
+type exeImage struct {
+	lo, hi  uint64
+	stackHi uint64
+	syms    []imageSym // sorted by address
+}
+
+type imageSym struct {
+	addr, size uint64
+	name       string
+}
+
+func readImage(x *Executable) (*exeImage, error) {
+	f, err := elf.Open(x.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	img := &exeImage{lo: ^uint64(0), stackHi: StackAddr + x.StackSize}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			img.lo = min(img.lo, p.Vaddr)
+			img.hi = max(img.hi, p.Vaddr+p.Memsz)
+		}
+	}
+	for _, m := range []map[string]elf.Symbol{x.funcs, x.data} {
+		for n, s := range m {
+			img.syms = append(img.syms, imageSym{addr: s.Value, size: max(s.Size, 1), name: n})
+		}
+	}
+	sort.Slice(img.syms, func(i, j int) bool {
+		if img.syms[i].addr != img.syms[j].addr {
+			return img.syms[i].addr < img.syms[j].addr
+		}
+		return img.syms[i].name < img.syms[j].name
+	})
+	return img, nil
+}
+
+// symbolize names the symbol and offset an address falls in.
+func (img *exeImage) symbolize(a uint64) (string, bool) {
+	i := sort.Search(len(img.syms), func(i int) bool { return img.syms[i].addr > a }) - 1
+	// Symbols may nest or alias: look a few back for one that covers a.
+	for k := 0; i >= 0 && k < 16; i, k = i-1, k+1 {
+		if s := img.syms[i]; a-s.addr < s.size {
+			return fmt.Sprintf("%s+%d", s.name, a-s.addr), true
+		}
+	}
+	return "", false
+}
+
+// layoutDependent says a value may be an address whose bits depend on the
+// executable (its image) or on the function's frame layout (the run stack).
+func (img *exeImage) layoutDependent(a uint64) bool {
+	return (a >= img.lo && a < img.hi) || (a >= StackAddr && a < img.stackHi)
+}

@@ -1,0 +1,257 @@
+package tracer
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"eqc/x86"
+)
+
+// confirmFlags are the flags the pipeline compiles with.
+var confirmFlags = []string{"-fno-inline", "-fno-stack-protector", "-fcf-protection=none"}
+
+// pairObj compiles src with cc at opt and the confirm flags.
+func pairObj(t *testing.T, cc, name, src, opt string) string {
+	t.Helper()
+	return compile(t, cc, name, src, append([]string{opt}, confirmFlags...)...)
+}
+
+func confirm(t *testing.T, srcObj, srcFn, dstObj, dstFn string, in Input) *Confirmation {
+	t.Helper()
+	c, err := Confirm(context.Background(), srcObj, srcFn, dstObj, dstFn, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s:%s vs %s:%s %#x: differ=%v %q detail=%q", filepath.Base(srcObj), srcFn, filepath.Base(dstObj), dstFn, c.Args, c.Differ, c.Differences, c.Detail)
+	return c
+}
+
+func hasDifference(c *Confirmation, prefix string) bool {
+	for _, d := range c.Differences {
+		if strings.HasPrefix(d, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestConfirmReturn(t *testing.T) {
+	src := pairObj(t, "gcc", "f0", "int f(int x, int y) { return (x + y) * 3 - y; }\n", "-O0")
+	dst := pairObj(t, "gcc", "f3", "int f(int x, int y) { return (x + y) * 3 + y; }\n", "-O3")
+	c := confirm(t, src, "f", dst, "f", Input{Args: []uint64{1, 2}})
+	if !c.Differ || !hasDifference(c, "return: src 0x7 dst 0xb") {
+		t.Errorf("{1, 2}: Differ=%v %q (%s), want the return values 7 and 11", c.Differ, c.Differences, c.Detail)
+	}
+	if c.Src.ReturnKind != "int32" || c.Src.Outcome != Returned || c.Dst.Outcome != Returned {
+		t.Errorf("observations %+v / %+v", c.Src, c.Dst)
+	}
+	c = confirm(t, src, "f", dst, "f", Input{Args: []uint64{1, 0}})
+	if c.Differ || c.Src.Return != 3 || c.Dst.Return != 3 {
+		t.Errorf("{1, 0}: Differ=%v %q, returns %#x %#x", c.Differ, c.Differences, c.Src.Return, c.Dst.Return)
+	}
+	// Only the low 32 bits of an int argument count: garbage above them is
+	// dropped (sign-extended from bit 31) before either run.
+	c = confirm(t, src, "f", dst, "f", Input{Args: []uint64{0xdead_0000_0001, 0xffff_ffff}})
+	if c.Args[0] != 1 || c.Args[1] != ^uint64(0) {
+		t.Errorf("normalised args %#x", c.Args)
+	}
+	if !c.Differ || c.Src.Return != 1 || c.Dst.Return != 0xffffffff {
+		t.Errorf("f(1, -1) = %#x / %#x, want 1 / -1", c.Src.Return, c.Dst.Return)
+	}
+}
+
+func TestConfirmGlobalWrite(t *testing.T) {
+	src := pairObj(t, "gcc", "w0", "int g; void w(int x) { g = x * 2; }\n", "-O0")
+	dst := pairObj(t, "gcc", "w3", "int g; void w(int x) { g = x * 2 + (x == 7); }\n", "-O3")
+	for x := uint64(0); x < 10; x++ {
+		c := confirm(t, src, "w", dst, "w", Input{Args: []uint64{x}})
+		if c.Differ != (x == 7) {
+			t.Errorf("w(%d): Differ=%v %q (%s)", x, c.Differ, c.Differences, c.Detail)
+		}
+		if got := binary.LittleEndian.Uint32(c.Src.Globals["g"]); got != uint32(2*x) {
+			t.Errorf("src w(%d): g = %d", x, got)
+		}
+		if x == 7 && !hasDifference(c, "global g[0..1]: src 0e dst 0f") {
+			t.Errorf("w(7) differences %q", c.Differences)
+		}
+		if c.Src.ReturnKind != "void" || c.Src.Return != 0 {
+			t.Errorf("void return observed as %+v", c.Src)
+		}
+	}
+}
+
+func TestConfirmGlobalArrayRead(t *testing.T) {
+	code := "extern int a[100]; int r(int i) { return a[i] + 1; }\n"
+	src := pairObj(t, "gcc", "r0", code, "-O0")
+	for _, cc := range []string{"gcc", "clang-16"} {
+		dst := pairObj(t, cc, "r3", code, "-O3")
+		a := make([]int32, 100)
+		for i := range a {
+			a[i] = int32(1000 + 7*i)
+		}
+		for _, i := range []int{0, 42, 99} {
+			c := confirm(t, src, "r", dst, "r", Input{Args: []uint64{uint64(i)}, Globals: map[string][]byte{"a": int32s(a)}})
+			if c.Differ || c.Detail != "" {
+				t.Errorf("%s r(%d): Differ=%v %q (%s)", cc, i, c.Differ, c.Differences, c.Detail)
+			}
+			if want := uint64(a[i] + 1); c.Src.Return != want || c.Dst.Return != want {
+				t.Errorf("%s r(%d) = %d / %d, want %d", cc, i, c.Src.Return, c.Dst.Return, want)
+			}
+			if len(c.Src.Globals["a"]) != 400 || len(c.Dst.Globals["a"]) != 400 {
+				t.Errorf("%s: a has %d and %d bytes, want 400 in both", cc, len(c.Src.Globals["a"]), len(c.Dst.Globals["a"]))
+			}
+		}
+	}
+}
+
+func TestConfirmCalls(t *testing.T) {
+	src := pairObj(t, "gcc", "c0", "int h(int); int c(int x) { return h(x) + h(x + 1); }\n", "-O0")
+	same := pairObj(t, "gcc", "c3", "int h(int); int c(int x) { return h(x) + h(x + 1); }\n", "-O3")
+	dst := pairObj(t, "gcc", "c3b", "int h(int); int c(int x) { return h(x) + h(x + 2); }\n", "-O3")
+	c := confirm(t, src, "c", same, "c", Input{Args: []uint64{5}})
+	if c.Differ || len(c.Src.Calls) != 2 || c.Src.Calls[1].Name != "h" || c.Src.Calls[1].Args[0] != 6 {
+		t.Errorf("same source: Differ=%v %q calls %+v", c.Differ, c.Differences, c.Src.Calls)
+	}
+	want := uint32(StubResult("h", []uint64{5})) + uint32(StubResult("h", []uint64{6}))
+	if uint32(c.Src.Return) != want || c.Dst.Return != c.Src.Return {
+		t.Errorf("c(5) = %#x / %#x, want %#x", c.Src.Return, c.Dst.Return, want)
+	}
+	c = confirm(t, src, "c", dst, "c", Input{Args: []uint64{5}})
+	if !c.Differ || !hasDifference(c, "calls[1]: src h(0x6) dst h(0x7)") {
+		t.Errorf("h(x+2): Differ=%v %q (%s)", c.Differ, c.Differences, c.Detail)
+	}
+}
+
+// TestConfirmSameSource checks that a source compiled at -O0 and -O3 never
+// differs on random inputs, including pointers to globals (different
+// addresses in the two executables) returned or passed to stubs.
+func TestConfirmSameSource(t *testing.T) {
+	code := `int g; long arr[8]; int *gp;
+int h(int);
+int q(int *, int);
+void sink(long *);
+int f(int x, int y) { return (x + y) * 3 - y; }
+int w(int x) { g = x * 2; return g > 10; }
+unsigned char u(unsigned char c, short s) { return c * 3 + s; }
+long *pick(int i) { return &arr[i & 7]; }
+int calls(int x) { int r = 0; for (int i = 0; i < (x & 3); i++) r += h(x + i); return r; }
+int viaptr(int x) { return q(&g, x); }
+void store(int x) { gp = &g; arr[x & 7] = x; sink(&arr[1]); }
+_Bool neg(_Bool b) { return !b; }
+`
+	src := pairObj(t, "gcc", "s0", code, "-O0")
+	dst := pairObj(t, "gcc", "s3", code, "-O3")
+	rng := rand.New(rand.NewSource(7))
+	for _, fn := range []string{"f", "w", "u", "pick", "calls", "viaptr", "store", "neg"} {
+		for k := 0; k < 3; k++ {
+			in := Input{Args: []uint64{rng.Uint64(), rng.Uint64()}}
+			switch k {
+			case 1:
+				in.Globals = map[string][]byte{"g": {byte(rng.Intn(256)), 0, 0, 0}}
+			case 2:
+				in.Args[0] &^= 0xff // bool parameters: false with garbage above
+			}
+			c := confirm(t, src, fn, dst, fn, in)
+			if c.Differ {
+				t.Errorf("%s(%#x): Differ %q (%s)", fn, in.Args, c.Differences, c.Detail)
+			}
+			if c.Src.Outcome != Returned || c.Dst.Outcome != Returned {
+				t.Errorf("%s: %s / %s", fn, c.Src.Detail, c.Dst.Detail)
+			}
+			switch fn {
+			case "viaptr":
+				// q(&g, x): the addresses differ, so q's results do.
+				if !strings.Contains(c.Detail, "later observables not compared") {
+					t.Errorf("viaptr: detail %q", c.Detail)
+				}
+			case "pick", "store":
+				if c.Detail != "" {
+					t.Errorf("%s: detail %q", fn, c.Detail)
+				}
+			}
+		}
+	}
+}
+
+func TestConfirmFaults(t *testing.T) {
+	// The source faults: not a confirmed difference.
+	src := pairObj(t, "gcc", "d0", "int d(int *p) { return *p; }\n", "-O0")
+	dst := pairObj(t, "gcc", "d3", "int d(int *p) { return 0; }\n", "-O3")
+	c := confirm(t, src, "d", dst, "d", Input{Args: []uint64{0}})
+	if c.Differ || c.Src.Outcome != Fault || !strings.Contains(c.Detail, "src fault") {
+		t.Errorf("src faults: Differ=%v %q (%s)", c.Differ, c.Differences, c.Detail)
+	}
+	// The source returns, the destination faults: a difference.
+	c = confirm(t, dst, "d", src, "d", Input{Args: []uint64{0}})
+	if !c.Differ || !hasDifference(c, "outcome: src returned, dst fault") {
+		t.Errorf("dst faults: Differ=%v %q (%s)", c.Differ, c.Differences, c.Detail)
+	}
+	// A valid pointer into the heap: both return *p.
+	c = confirm(t, src, "d", src, "d", Input{Args: []uint64{HeapAddr}, Mem: []MemInit{{Addr: HeapAddr, Data: int32s([]int32{41})}}})
+	if c.Differ || c.Src.Return != 41 || c.Dst.Return != 41 {
+		t.Errorf("d(heap): Differ=%v returns %d %d (%s)", c.Differ, c.Src.Return, c.Dst.Return, c.Detail)
+	}
+}
+
+// TestConfirmOneObject compares two functions of one object (one link, one
+// process).
+func TestConfirmOneObject(t *testing.T) {
+	obj := pairObj(t, "gcc", "one", "int g;\nint f1(int x) { g++; return x << 1; }\nint f2(int x) { g++; return x + x; }\nint f3(int x) { g += 2; return x * 2; }\n", "-O2")
+	c := confirm(t, obj, "f1", obj, "f2", Input{Args: []uint64{21}, Globals: map[string][]byte{"g": {1, 0, 0, 0}}})
+	if c.Differ || c.Src.Return != 42 || c.Src.Globals["g"][0] != 2 {
+		t.Errorf("f1/f2: Differ=%v %q return %d g %v", c.Differ, c.Differences, c.Src.Return, c.Src.Globals["g"])
+	}
+	c = confirm(t, obj, "f1", obj, "f3", Input{Args: []uint64{21}})
+	if !c.Differ || !hasDifference(c, "global g[0..1]: src 01 dst 02") {
+		t.Errorf("f1/f3: Differ=%v %q", c.Differ, c.Differences)
+	}
+}
+
+func TestConfirmErrors(t *testing.T) {
+	obj := pairObj(t, "gcc", "e", "int e(int x) { return x; }\n", "-O1")
+	notObj := filepath.Join(t.TempDir(), "junk.o")
+	if err := os.WriteFile(notObj, []byte("not an object"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, err := Confirm(ctx, notObj, "e", obj, "e", Input{})
+	if !errors.Is(err, ErrNotObject) || !strings.Contains(err.Error(), notObj) {
+		t.Errorf("not an object: %v", err)
+	}
+	_, err = Confirm(ctx, obj, "e", obj, "nope", Input{})
+	var fnf *x86.FunctionNotFoundError
+	if !errors.As(err, &fnf) || fnf.File != obj || fnf.Function != "nope" {
+		t.Errorf("missing function: %v", err)
+	}
+	_, err = Confirm(ctx, obj, "e", obj, "e", Input{Globals: map[string][]byte{"zz": {1}}})
+	var ug *UnknownGlobalError
+	if !errors.As(err, &ug) || ug.Name != "zz" {
+		t.Errorf("unknown global: %v", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := Confirm(cancelled, obj, "e", obj, "e", Input{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+func TestConfirmTimeout(t *testing.T) {
+	src := pairObj(t, "gcc", "l0", "int l(int x) { return x; }\n", "-O0")
+	dst := pairObj(t, "gcc", "l3", "int l(int x) { for (;;) x++; return x; }\n", "-O0")
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	c, err := Confirm(ctx, src, "l", dst, "l", Input{Args: []uint64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Differ || c.Dst.Outcome != Timeout || !strings.Contains(c.Detail, "dst timeout") {
+		t.Errorf("dst loops: Differ=%v %q outcome %v (%s)", c.Differ, c.Differences, c.Dst.Outcome, c.Detail)
+	}
+}
