@@ -265,6 +265,14 @@ func (p *Pair) observables(src, dst []ir.Term) []observable {
 		i := x86.StateGPR0 + r
 		out = append(out, observable{x86.GPRNames[r] + " at return", src[i], dst[i]})
 	}
+	// Where ret went: the 8 bytes just below the final rsp. They lie in
+	// the stack region the memory obligation ignores, so a target that
+	// overwrote its return address would otherwise go unnoticed.
+	retAddr := func(st []ir.Term) ir.Term {
+		rsp := st[x86.StateGPR0+x86.RSP]
+		return b.Select(st[x86.StateMem], b.Sub(rsp, b.Const(64, 8)), 8)
+	}
+	out = append(out, observable{"return address", retAddr(src), retAddr(dst)})
 	return out
 }
 
