@@ -1,7 +1,9 @@
 package align
 
 import (
+	"bytes"
 	"context"
+	"debug/elf"
 	"fmt"
 	"sort"
 	"strings"
@@ -31,6 +33,10 @@ import (
 // StackLimit is the size of the region below the entry stack pointer that
 // counts as the function's stack: memory there is dead after the return.
 const StackLimit = 1 << 20
+
+// maxPinnedBytes bounds the read-only objects whose contents the
+// precondition states byte by byte.
+const maxPinnedBytes = 4096
 
 // unknownGlobalSize is the size assumed for a global whose size no DWARF
 // states, for the assumption that globals lie outside the stack.
@@ -143,6 +149,10 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			}
 		}
 	}
+	if reason := p.readOnlyDataDiffers(); reason != "" {
+		out.Reason = reason
+		return out
+	}
 	b := p.B
 	sub := ir.NewSubstituter(b, p.Entry)
 	type run struct {
@@ -201,6 +211,14 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			out.Reason = "solver-unknown: " + name + ": " + r.Reason
 		}
 		return false
+	}
+	// The assumptions must hold in some state, or every obligation below
+	// would be discharged vacuously.
+	r := s.Check(ctx, prove.Query{B: b, Assertions: []ir.Term{pre}})
+	out.SMTQueries++
+	if r.Status != prove.Sat {
+		out.Reason = "inconsistent-assumptions: the precondition is not satisfiable (" + r.Status.String() + " " + r.Reason + ")"
+		return out
 	}
 	// Both return normally, or neither does.
 	if !check("same-termination", b.Xor(src.normal, dst.normal)) {
@@ -313,6 +331,55 @@ func (p *Pair) precondition() (ir.Term, []string) {
 			b.Or(b.Ule(end, b.Sub(rsp, c(StackLimit))), b.Uge(g, b.Add(rsp, c(8)))))
 		assumptions = append(assumptions, fmt.Sprintf("global %s (%d bytes) lies outside the stack region", name, size))
 	}
+	// An absolute 32-bit relocation (R_X86_64_32, 32S) only links when the
+	// symbol's address plus offset fits the field, which the code then
+	// uses zero- or sign-extended: a fact about every linked binary.
+	fits := map[string]bool{}
+	for _, side := range []Side{p.Src, p.Dst} {
+		for _, in := range side.Fn.Insts {
+			for _, ref := range in.Refs {
+				var ext func(ir.Term, uint32) ir.Term
+				switch ref.RelocType {
+				case elf.R_X86_64_32S:
+					ext = b.SignExt
+				case elf.R_X86_64_32:
+					ext = b.ZeroExt
+				default:
+					continue
+				}
+				g, ok := b.LookupVar(x86.GlobalAddrVar(ref.Symbol))
+				key := fmt.Sprintf("%s%+d/%v", ref.Symbol, ref.Offset, ref.RelocType)
+				if !ok || fits[key] {
+					continue
+				}
+				fits[key] = true
+				v := b.Add(g, c(uint64(ref.Offset)))
+				facts = append(facts, b.Eq(ext(b.Extract(v, 31, 0), 32), v))
+				assumptions = append(assumptions, fmt.Sprintf("%s%+d fits its %v relocation field", ref.Symbol, ref.Offset, ref.RelocType))
+			}
+		}
+	}
+	// Constants the binaries fix: read-only, unrelocated objects hold their
+	// file contents in every run (readOnlyDataDiffers has checked that both
+	// files agree on them).
+	mem0 := p.srcVar(x86.StateMem)
+	for _, g := range globals {
+		name := b.VarName(g.addr)
+		if strings.HasPrefix(name, "&str:") {
+			continue
+		}
+		for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
+			d, ok := f.DataSymbol(strings.TrimPrefix(name, "&"))
+			if !ok || !d.ReadOnly || d.Relocated || d.Bytes == nil || len(d.Bytes) > maxPinnedBytes {
+				continue
+			}
+			for i, v := range d.Bytes {
+				facts = append(facts, b.Eq(b.Select(mem0, b.Add(g.addr, c(uint64(i))), 1), b.Const(8, uint64(v))))
+			}
+			assumptions = append(assumptions, fmt.Sprintf("read-only %s holds its %d bytes from %s", name, len(d.Bytes), f.Path))
+			break
+		}
+	}
 	for i := range globals {
 		for j := i + 1; j < len(globals); j++ {
 			x, y := globals[i], globals[j]
@@ -370,4 +437,27 @@ func (p *Pair) stackStoreStripper(rsp ir.Term) func(ir.Term) ir.Term {
 		return r
 	}
 	return strip
+}
+
+// readOnlyDataDiffers returns why the pair cannot be checked when both
+// files define an object the code names and its read-only contents may
+// differ between them. Both sides read every global from one shared initial
+// memory, which is right for writable data (its contents at the call are
+// part of the common input) but not for constants each binary fixes.
+func (p *Pair) readOnlyDataDiffers() string {
+	for _, g := range p.globalVars() {
+		name, ok := strings.CutPrefix(p.B.VarName(g), "&")
+		if !ok || strings.HasPrefix(name, "str:") {
+			continue // string literals are named by their contents
+		}
+		ds, okS := p.Src.File.DataSymbol(name)
+		dd, okD := p.Dst.File.DataSymbol(name)
+		if !okS || !okD || (!ds.ReadOnly && !dd.ReadOnly) {
+			continue
+		}
+		if ds.ReadOnly != dd.ReadOnly || ds.Relocated || dd.Relocated || !bytes.Equal(ds.Bytes, dd.Bytes) {
+			return "read-only-data: " + name + " may hold different constants in the two files"
+		}
+	}
+	return ""
 }

@@ -10,8 +10,8 @@ import (
 
 // Side is one function of a pair: where it came from and its TFG.
 type Side struct {
-	Path string     // the ELF file
-	File *x86.File  // its harvest
+	Path string    // the ELF file
+	File *x86.File // its harvest
 	Fn   *x86.Function
 	TFG  *ir.TFG
 }
@@ -82,6 +82,11 @@ func (p *Pair) globalSize(name string) uint64 {
 	for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
 		if g, ok := f.Globals[sym]; ok && g.Type.Size > 0 {
 			return uint64(g.Type.Size)
+		}
+	}
+	for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
+		if d, ok := f.DataSymbol(sym); ok && d.Size > 0 {
+			return d.Size
 		}
 	}
 	return 0

@@ -107,6 +107,9 @@ type sectionInfo struct {
 	addr  uint64
 	size  uint64
 	data  []byte // nil for NOBITS or unread sections
+	// relocated: a relocation section patches this section, so data
+	// holds placeholders where the patched fields are.
+	relocated bool
 }
 
 // Open reads and harvests the ELF file at path.
@@ -220,7 +223,71 @@ func (f *File) readSections(ef *elf.File, data []byte) error {
 		}
 		f.sections[i] = si
 	}
+	for _, s := range ef.Sections {
+		if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && int(s.Info) > 0 && int(s.Info) < len(f.sections) {
+			f.sections[s.Info].relocated = true
+		}
+	}
 	return nil
+}
+
+// DataSymbol describes a data object a file defines.
+type DataSymbol struct {
+	// Bytes are its initial contents as the file holds them (nil for
+	// zero-filled sections).
+	Bytes []byte
+	// ReadOnly: its section is allocated, neither writable nor
+	// executable, so every run reads exactly these contents.
+	ReadOnly bool
+	// Relocated: relocations patch its section, so Bytes may hold
+	// placeholders rather than what a run reads.
+	Relocated bool
+	// Size is the object's size in bytes.
+	Size uint64
+}
+
+// DataSymbol returns the data object name, if f defines one: a data
+// symbol, or else an allocated non-code section of that name (relocations
+// against a section with no covering symbol name the section).
+func (f *File) DataSymbol(name string) (DataSymbol, bool) {
+	for i := range f.Symbols {
+		sym := &f.Symbols[i]
+		if sym.Name != name || !sym.Defined || sym.Type == elf.STT_FUNC {
+			continue
+		}
+		sec := f.section(sym.SectionIndex)
+		if sec == nil {
+			return DataSymbol{}, false
+		}
+		d := DataSymbol{
+			ReadOnly:  sec.flags&elf.SHF_ALLOC != 0 && sec.flags&(elf.SHF_WRITE|elf.SHF_EXECINSTR) == 0,
+			Relocated: sec.relocated,
+			Size:      sym.Size,
+		}
+		off := sym.Value
+		if f.Kind != Relocatable {
+			off -= sec.addr
+		}
+		if sec.data != nil && off <= uint64(len(sec.data)) && sym.Size <= uint64(len(sec.data))-off {
+			d.Bytes = sec.data[off : off+sym.Size]
+		}
+		return d, true
+	}
+	// References to data without a symbol of its own (clang's constant
+	// pools, tables moved into mergeable sections) name the section.
+	for i := range f.sections {
+		sec := &f.sections[i]
+		if sec.name != name || sec.flags&elf.SHF_ALLOC == 0 || sec.flags&elf.SHF_EXECINSTR != 0 {
+			continue
+		}
+		return DataSymbol{
+			Bytes:     sec.data,
+			Size:      sec.size,
+			ReadOnly:  sec.flags&elf.SHF_WRITE == 0,
+			Relocated: sec.relocated,
+		}, true
+	}
+	return DataSymbol{}, false
 }
 
 func (f *File) section(i elf.SectionIndex) *sectionInfo {

@@ -548,6 +548,7 @@ type symRewrite struct {
 	value ir.Term // its value during the instruction
 	ref   Ref
 	mem   bool // a memory operand (else an immediate)
+	fixed bool // a memory operand whose address is the symbol plus a constant
 }
 
 // step lifts in with Step, first making every operand that a Ref names
@@ -662,7 +663,10 @@ func (l *lifter) rewrite(s *State, in *Instruction) (x86asm.Inst, []symRewrite) 
 			if m.Index == 0 {
 				m.Scale = 0
 			}
-			rw = append(rw, symRewrite{reg: r, value: v, ref: ref, mem: true})
+			// Only an address that is the symbol plus a constant (no
+			// base or index register) reads known bytes of a constant pool.
+			fixed := (a.Base == 0 || a.Base == x86asm.RIP || a.Base == x86asm.EIP) && a.Index == 0
+			rw = append(rw, symRewrite{reg: r, value: v, ref: ref, mem: true, fixed: fixed})
 			inst.Args[ref.Arg] = m
 		case x86asm.Imm:
 			if ref.GOT {
@@ -712,7 +716,7 @@ func (l *lifter) foldConstLoads(s *State, eff *Effect, rw []symRewrite, mark int
 	b := l.b
 	m := map[ir.Term]ir.Term{}
 	for _, r := range rw {
-		if !r.mem {
+		if !r.mem || !r.fixed {
 			continue
 		}
 		for t := ir.Term(mark); int(t) < b.Len(); t++ {

@@ -291,3 +291,41 @@ func TestTFGDivFault(t *testing.T) {
 		}
 	}
 }
+
+// TestConstPoolLoadWithIndexIsNotFolded: a load from a constant pool at a
+// register-indexed address (clang -O3 moves small tables into mergeable
+// sections and indexes them) must read memory, not the pool's first bytes.
+// Folding it once made `sq[i & 7]` a constant.
+func TestConstPoolLoadWithIndexIsNotFolded(t *testing.T) {
+	src := "static const unsigned char sq[8] = {0, 1, 4, 9, 16, 25, 36, 49};\nint square(int i) { return sq[i & 7] + 1; }\n"
+	dir := t.TempDir()
+	c := filepath.Join(dir, "sq.c")
+	o := filepath.Join(dir, "sq.o")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("clang-16", "-g", "-O3", "-fno-inline", "-fno-pie", "-c", c, "-o", o).CombinedOutput(); err != nil {
+		t.Fatalf("clang-16: %v\n%s", err, out)
+	}
+	f, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, err := f.Function("square")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := ir.NewBuilder()
+	g := f.TFG(b, fn, StateNames{})
+	e := g.PathSet(g.Entry, g.Exit, ir.PathOptions{})
+	rax := e.Transfer[StateGPR0+RAX]
+	selects := 0
+	for _, u := range b.PostOrder(rax) {
+		if b.Op(u) == ir.OpSelect {
+			selects++
+		}
+	}
+	if selects == 0 {
+		t.Errorf("rax = %s reads no memory: the indexed table load was folded to a constant", ir.TermString(b, rax))
+	}
+}

@@ -20,3 +20,7 @@ long mix(long a, long b) { return (a ^ (b >> 3)) * 0x9e3779b97f4a7c15L; }
 int sel(int c, int a, int b) { if (c & 1) return a + 1; if (c & 2) return b - 1; return a ^ b; }
 unsigned char setflag(unsigned bit) { flags |= (unsigned char)(1u << (bit & 7)); return flags; }
 long long mul64(int a, int b) { return (long long)a * b; }
+static const int tbl[4] = {1, 2, 3, 4};
+int look(int i) { return tbl[i & 3]; }
+static const unsigned char sq[8] = {0, 1, 4, 9, 16, 25, 36, 49};
+int square(int i) { return sq[i & 7] + 1; }

@@ -1,0 +1,26 @@
+/* Loop-free, call-free functions for the loop-free static engine. Each
+ * mutant_*.c file redefines one of them with a source-level change. */
+int g;
+short hist[8];
+unsigned char flags;
+
+int add3(int x, int y) { return (x + y) * 3 - y; }
+int absdiff(int x, int y) { return x > y ? x - y : y - x; }
+int clamp(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
+void setg(int x) { g = x * 2; }
+void bump(int i, short v) { hist[i & 7] += v; }
+unsigned popc(unsigned x) {
+	x = x - ((x >> 1) & 0x55555555);
+	x = (x & 0x33333333) + ((x >> 2) & 0x33333333);
+	return (((x + (x >> 4)) & 0x0F0F0F0F) * 0x01010101) >> 24;
+}
+int divi(int a, int b) { return a / b; }
+unsigned rotl(unsigned x, unsigned r) { return (x << (r & 31)) | (x >> ((32 - r) & 31)); }
+long mix(long a, long b) { return (a ^ (b >> 3)) * 0x9e3779b97f4a7c15L; }
+int sel(int c, int a, int b) { if (c & 1) return a + 1; if (c & 2) return b - 1; return a ^ b; }
+unsigned char setflag(unsigned bit) { flags |= (unsigned char)(1u << (bit & 7)); return flags; }
+long long mul64(int a, int b) { return (long long)a * b; }
+static const int tbl[4] = {1, 2, 3, 5};
+int look(int i) { return tbl[i & 3]; }
+static const unsigned char sq[8] = {0, 1, 4, 9, 16, 25, 36, 49};
+int square(int i) { return sq[i & 7] + 1; }
