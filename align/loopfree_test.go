@@ -20,8 +20,8 @@ var update = flag.Bool("update", false, "rewrite testdata/loopfree.golden from t
 
 // The golden cases: testdata/loopfree/base.c compiled by gcc-12 and
 // clang-16, each function at -O0 and -O1 checked against -O3 (expected
-// equivalent), and for each mutant_F.c, function F of the base at -O0
-// checked against the mutant at -O3 (expected not-equivalent, with an input
+// equivalent), and for each line of mutants.txt, function F of the base at
+// -O0 checked against the mutated source at -O3 (expected not-equivalent, with an input
 // the tracer confirmed). The verdicts are recorded in
 // testdata/loopfree.golden; `go test ./align -run Golden -update` rewrites
 // it. Independently of the file, a mutant must never be equivalent and a
@@ -37,12 +37,49 @@ func (c goldenCase) key() string {
 	return fmt.Sprintf("%s %s->%s %s %s", c.cc, c.srcOpt, c.dstOpt, c.dstFile, c.fn)
 }
 
-// compileAll compiles every source of testdata/loopfree with both compilers
-// at the levels used, through package bench so the flags are the suite's.
-func compileAll(t *testing.T) map[string]string {
+// writeMutants writes mutant_F.c into dir for every line of
+// testdata/loopfree/mutants.txt, and returns the functions.
+func writeMutants(t *testing.T, dir string) []string {
+	t.Helper()
+	base, err := os.ReadFile("testdata/loopfree/base.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := os.ReadFile("testdata/loopfree/mutants.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fns []string
+	for i, line := range strings.Split(string(spec), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || strings.Count(string(base), f[1]) != 1 {
+			t.Fatalf("mutants.txt:%d: want FUNCTION<tab>TEXT<tab>REPLACEMENT with TEXT occurring once in base.c: %q", i+1, line)
+		}
+		src := strings.Replace(string(base), f[1], f[2], 1)
+		if err := os.WriteFile(filepath.Join(dir, "mutant_"+f[0]+".c"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fns = append(fns, f[0])
+	}
+	return fns
+}
+
+// compileAll compiles base.c and the mutants with both compilers at the
+// levels used, through package bench so the flags are the suite's. It
+// returns the objects by "compiler level file" and the mutated functions.
+func compileAll(t *testing.T) (map[string]string, []string) {
 	t.Helper()
 	ctx := context.Background()
-	srcs, _ := filepath.Glob("testdata/loopfree/*.c")
+	srcDir := t.TempDir()
+	base, _ := filepath.Abs("testdata/loopfree/base.c")
+	mutated := writeMutants(t, srcDir)
+	srcs := []string{base}
+	for _, fn := range mutated {
+		srcs = append(srcs, filepath.Join(srcDir, "mutant_"+fn+".c"))
+	}
 	out := t.TempDir()
 	objs := map[string]string{}
 	var mu sync.Mutex
@@ -55,7 +92,7 @@ func compileAll(t *testing.T) map[string]string {
 		}
 		for _, src := range srcs {
 			levels := []string{"O3"}
-			if filepath.Base(src) == "base.c" {
+			if src == base {
 				levels = []string{"O0", "O1", "O3"}
 			}
 			for _, lvl := range levels {
@@ -63,11 +100,10 @@ func compileAll(t *testing.T) map[string]string {
 				if err != nil {
 					t.Fatal(err)
 				}
-				abs, _ := filepath.Abs(src)
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					o, err := bench.Compile(ctx, cc, opt, bench.DefaultVariant, abs, filepath.Join(out, name, lvl))
+					o, err := bench.Compile(ctx, cc, opt, bench.DefaultVariant, src, filepath.Join(out, name, lvl))
 					if err != nil {
 						errs <- err
 						return
@@ -84,11 +120,11 @@ func compileAll(t *testing.T) map[string]string {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	return objs
+	return objs, mutated
 }
 
 func TestGoldenLoopFree(t *testing.T) {
-	objs := compileAll(t)
+	objs, mutated := compileAll(t)
 	s, _, err := prove.New(prove.Options{CacheSize: 1024})
 	if err != nil {
 		t.Fatal(err)
@@ -105,10 +141,8 @@ func TestGoldenLoopFree(t *testing.T) {
 				cases = append(cases, goldenCase{cc, srcOpt, "O3", fn, "base.c"})
 			}
 		}
-		mutants, _ := filepath.Glob("testdata/loopfree/mutant_*.c")
-		for _, m := range mutants {
-			fn := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), "mutant_"), ".c")
-			cases = append(cases, goldenCase{cc, "O0", "O3", fn, filepath.Base(m)})
+		for _, fn := range mutated {
+			cases = append(cases, goldenCase{cc, "O0", "O3", fn, "mutant_" + fn + ".c"})
 		}
 	}
 	got := map[string]string{}

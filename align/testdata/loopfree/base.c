@@ -1,5 +1,5 @@
-/* Loop-free, call-free functions for the loop-free static engine. Each
- * mutant_*.c file redefines one of them with a source-level change. */
+/* Loop-free, call-free functions for the loop-free static engine. Each line
+ * of mutants.txt changes one of them at the source level. */
 int g;
 short hist[8];
 unsigned char flags;
