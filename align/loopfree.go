@@ -156,9 +156,8 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	b := p.B
 	sub := ir.NewSubstituter(b, p.Entry)
 	type run struct {
-		normal   ir.Term   // returns normally
-		abnormal ir.Term   // ends abnormally
-		final    []ir.Term // state at the return, over the shared entry state
+		normal ir.Term   // returns normally: the exit path is taken and nothing on it faults
+		final  []ir.Term // state at the return, over the shared entry state
 	}
 	sides := make([]run, 2)
 	for k, side := range []Side{p.Src, p.Dst} {
@@ -174,17 +173,13 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 				return out
 			}
 		}
-		r := run{normal: b.False(), abnormal: b.False()}
+		r := run{normal: b.False()}
 		if exit != nil {
 			r.normal = b.And(exit.Cond, b.Not(exit.Fault))
-			r.abnormal = b.And(exit.Cond, exit.Fault)
 			r.final = exit.Transfer
 		}
-		if halt != nil {
-			r.abnormal = b.Or(r.abnormal, halt.Cond)
-		}
 		if k == 1 {
-			r.normal, r.abnormal = sub.Apply(r.normal), sub.Apply(r.abnormal)
+			r.normal = sub.Apply(r.normal)
 			if r.final != nil {
 				r.final = sub.ApplyAll(r.final)
 			}
