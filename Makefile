@@ -47,8 +47,9 @@ fuzz: deps
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; done
 
-# The main job. Until the pipeline lands it compiles the TSVC suite with both
-# compilers at every level and lifts every function (see README.md).
+# The main job: sweep the TSVC suite (gcc-12 and clang-16, -O0 against -O3)
+# into results/tsvc/*.parquet and print the tables; TIMEOUT= and JOBS=
+# override the per-check timeout and the parallelism (see README.md).
 tsvc: build
 	./scripts/tsvc.sh
 

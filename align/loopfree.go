@@ -144,7 +144,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		}
 		for _, e := range side.TFG.Edges {
 			if side.TFG.Retreating(e) {
-				out.Reason = "loops: the loop-free engine cannot check " + side.Fn.Name + " (correlation of loops is not built yet)"
+				out.Reason = "unsupported:loops" // loop correlation is not built yet
 				return out
 			}
 		}
@@ -169,7 +169,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		}
 		for _, e := range []*ir.Edge{exit, halt} {
 			if e != nil && len(e.Calls) > 0 {
-				out.Reason = "calls: the loop-free engine does not compare call sequences yet (" + e.Calls[0].Callee + ")"
+				out.Reason = "unsupported:calls (" + e.Calls[0].Callee + ")" // call sequences are not compared yet
 				return out
 			}
 		}

@@ -329,7 +329,11 @@ func KernelTableOf(k KernelTable) *Table {
 	proved := make([]int, len(k.Columns))
 	checked := make([]int, len(k.Columns))
 	for _, r := range k.Rows {
-		cells := []string{r.Benchmark}
+		name := r.Benchmark
+		if r.Variant != "" && r.Variant != "default" {
+			name += " (" + r.Variant + ")"
+		}
+		cells := []string{name}
 		if twoNames {
 			cells = append(cells, r.Function)
 		}

@@ -79,6 +79,7 @@ type Row struct {
 	ProofFile   string `parquet:"proof_file"`   // proof written for an equivalent verdict (with --proof); may be empty
 	CexInput    string `parquet:"cex_input"`    // not-equivalent: the concrete input, as JSON
 	Error       string `parquet:"error"`        // full message behind an unknown reason (e.g. a compiler's or tracer's error); may be empty
+	Variant     string `parquet:"variant,dict"` // the suite's source variant (e.g. TSVC "fixed" or "param"); may be empty
 }
 
 // Columns lists the Parquet column names of Row in order.

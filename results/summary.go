@@ -247,6 +247,7 @@ type KernelCell struct {
 // KernelRow is one benchmark function of the per-kernel table.
 type KernelRow struct {
 	Benchmark, Function string
+	Variant             string        // the source variant, when the suite has several
 	ALOCSrc             []int64       // per KernelTable.Sources; 0 when unknown
 	Cells               []*KernelCell // per KernelTable.Columns; nil when not checked
 }
@@ -284,7 +285,7 @@ func Kernels(rows []Row) []KernelTable {
 
 func kernelTable(suite string, rs []*Row) KernelTable {
 	t := KernelTable{Suite: suite}
-	type rowKey struct{ benchmark, function string }
+	type rowKey struct{ benchmark, function, variant string }
 	colIdx, srcIdx, rowIdx := map[KernelColumn]int{}, map[SourceColumn]int{}, map[rowKey]int{}
 	var rowKeys []rowKey
 	for _, r := range rs {
@@ -298,7 +299,7 @@ func kernelTable(suite string, rs []*Row) KernelTable {
 			srcIdx[s] = 0
 			t.Sources = append(t.Sources, s)
 		}
-		k := rowKey{r.Benchmark, r.Function}
+		k := rowKey{r.Benchmark, r.Function, r.Variant}
 		if _, ok := rowIdx[k]; !ok {
 			rowIdx[k] = 0
 			rowKeys = append(rowKeys, k)
@@ -312,7 +313,7 @@ func kernelTable(suite string, rs []*Row) KernelTable {
 		return cmp.Or(cmp.Compare(a.Compiler, b.Compiler), cmp.Compare(a.SrcOpt, b.SrcOpt))
 	})
 	slices.SortFunc(rowKeys, func(a, b rowKey) int {
-		return cmp.Or(cmp.Compare(a.benchmark, b.benchmark), cmp.Compare(a.function, b.function))
+		return cmp.Or(cmp.Compare(a.benchmark, b.benchmark), cmp.Compare(a.function, b.function), cmp.Compare(a.variant, b.variant))
 	})
 	for i, c := range t.Columns {
 		colIdx[c] = i
@@ -323,11 +324,11 @@ func kernelTable(suite string, rs []*Row) KernelTable {
 	t.Rows = make([]KernelRow, len(rowKeys))
 	for i, k := range rowKeys {
 		rowIdx[k] = i
-		t.Rows[i] = KernelRow{Benchmark: k.benchmark, Function: k.function,
+		t.Rows[i] = KernelRow{Benchmark: k.benchmark, Function: k.function, Variant: k.variant,
 			ALOCSrc: make([]int64, len(t.Sources)), Cells: make([]*KernelCell, len(t.Columns))}
 	}
 	for _, r := range rs {
-		kr := &t.Rows[rowIdx[rowKey{r.Benchmark, r.Function}]]
+		kr := &t.Rows[rowIdx[rowKey{r.Benchmark, r.Function, r.Variant}]]
 		kr.Cells[colIdx[KernelColumn{r.Compiler, r.SrcOpt, r.DstOpt, r.UBModel, r.Engine}]] =
 			&KernelCell{Verdict: r.Verdict, Reason: r.Reason, WallS: r.WallS, ALOCDst: r.ALOCDst}
 		if s := srcIdx[SourceColumn{r.Compiler, r.SrcOpt}]; kr.ALOCSrc[s] == 0 {

@@ -39,7 +39,7 @@ func commands() []command {
 		{name: "trace", usage: "[--json] [--vectors N] [--check-semantics] FILE [--func NAME]...",
 			summary: "run functions natively on generated test vectors", run: runTrace},
 		{name: "sweep", usage: "--suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub LIST] [--engine E] [--timeout D] [--jobs N] [--out DIR]",
-			summary: "compile a suite, check every function pair, write Parquet", issue: "the pipeline issue"},
+			summary: "compile a suite, check every function pair, write Parquet", run: runSweep},
 		{name: "report", usage: "[--format text|markdown] DIR", summary: "summary tables from the Parquet files under DIR", run: runReport},
 		{name: "proof", usage: "verify PROOF SRC DST", summary: "recheck a proof independently of the search", issue: "the static-checker issue"},
 		{name: "smt", usage: "[--solver z3|z3-process|cvc5|boolector|portfolio] [--timeout DURATION] FILE",

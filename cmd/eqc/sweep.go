@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"eqc/bench"
+	"eqc/pipeline"
+)
+
+// exitInterrupted is the status of a sweep stopped by SIGINT or SIGTERM
+// (after its finished rows were written).
+const exitInterrupted = 130
+
+// runSweep is `eqc sweep`: compile a suite, check every function pair in a
+// worker process each (`eqc check --json` re-executed from this binary),
+// and write this run's rows to one new Parquet file under --out, skipping
+// checks that already have a row there. Progress goes to stderr; a
+// summary to stdout. Exit status: over every planned check (resumed or
+// run now) 0 all equivalent, 1 some not-equivalent, 2 some unknown; 64 a
+// usage error or unknown suite; 65 a missing compiler or a source that
+// did not compile (after the other sources were swept); 130 interrupted.
+func runSweep(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	suiteArg := fs.String("suite", "", "built-in suite name (tsvc, corpus) or a suite directory")
+	ccList := fs.String("cc", "", "comma-separated compilers (default: the suite's, gcc-12,clang-16)")
+	optList := fs.String("opt", "O3", "comma-separated target optimization settings (O3, O2+sse4.2, ...)")
+	srcOpt := fs.String("src-opt", "O0", "optimization setting of the source side")
+	ub := fs.String("ub", "all", "comma-separated UB models to sweep: all, none, sio, ..., or a combination joined with +")
+	engine := fs.String("engine", "auto", "static, data or auto")
+	timeout := fs.Duration("timeout", 300*time.Second, "per-check timeout")
+	jobs := fs.Int("jobs", 0, "checks at once (0: one per CPU)")
+	out := fs.String("out", "", "results directory (default: results/<suite>)")
+	mem := fs.String("mem", "4G", "address-space cap of each worker (prlimit --as), e.g. 4G, 512M; 0 for none")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: eqc sweep --suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub LIST] [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES]\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "eqc sweep: "+format+"\n", a...)
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		return usage("unexpected argument %q", fs.Arg(0))
+	}
+	if *suiteArg == "" {
+		fs.Usage()
+		return exitUsage
+	}
+	switch *engine {
+	case "static", "auto":
+	case "data":
+		return usage("the data-driven engine is not built yet; use --engine static or auto")
+	default:
+		return usage("unknown engine %q (want static, data or auto)", *engine)
+	}
+	if *timeout <= 0 {
+		return usage("--timeout must be positive")
+	}
+	if *jobs < 0 {
+		return usage("--jobs must be >= 0")
+	}
+	memBytes, err := parseBytes(*mem)
+	if err != nil {
+		return usage("--mem: %v", err)
+	}
+	ubModels, err := pipeline.ParseUBModels(*ub)
+	if err != nil {
+		return usage("--ub: %v", err)
+	}
+	suite, err := bench.Open(*suiteArg)
+	if err != nil {
+		var unknown *bench.UnknownSuiteError
+		if errors.As(err, &unknown) {
+			return usage("%v", err)
+		}
+		fmt.Fprintf(stderr, "eqc sweep: %v\n", err)
+		return exitBadInput
+	}
+	targets := []bench.Target{bench.TargetSSE42}
+	for _, o := range suite.Matrix.Opts {
+		if o.Target.Name != "" {
+			targets = append(targets, o.Target)
+		}
+	}
+	src, err := bench.ParseOpt(*srcOpt, targets)
+	if err != nil {
+		return usage("--src-opt: %v", err)
+	}
+	var dsts []bench.Opt
+	for _, s := range strings.Split(*optList, ",") {
+		o, err := bench.ParseOpt(strings.TrimSpace(s), targets)
+		if err != nil {
+			return usage("--opt: %v", err)
+		}
+		dsts = append(dsts, o)
+	}
+	compilers := suite.Matrix.Compilers
+	if *ccList != "" {
+		compilers = nil
+		for _, c := range strings.Split(*ccList, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				compilers = append(compilers, c)
+			}
+		}
+	}
+	if len(compilers) == 0 {
+		compilers = []string{"gcc-12", "clang-16"}
+	}
+	outDir := *out
+	if outDir == "" {
+		outDir = filepath.Join("results", suite.Name)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "eqc sweep: cannot find the eqc binary for the workers: %v\n", err)
+		return exitUsage
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal kills the sweep at once
+	}()
+	sum, err := pipeline.Run(ctx, pipeline.Config{
+		Suite: suite, Compilers: compilers, SrcOpt: src, DstOpts: dsts, UBModels: ubModels,
+		Engine: *engine, Timeout: *timeout, Jobs: *jobs, Out: outDir, MemBytes: memBytes,
+		Worker: []string{exe, "check"}, Version: version, Log: stderr, Progress: isTerminal(stderr),
+	})
+	if err != nil {
+		var missing *bench.MissingToolError
+		if errors.As(err, &missing) {
+			fmt.Fprintf(stderr, "eqc sweep: missing compiler %s: %v\n", missing.Tool, err)
+			return exitBadInput
+		}
+		fmt.Fprintf(stderr, "eqc sweep: %v\n", err)
+		if sum == nil {
+			return exitBadInput
+		}
+	}
+	printSummary(stdout, suite.Name, outDir, sum)
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "eqc sweep: interrupted: %d check(s) not run; run the same command again to resume\n", sum.Pending)
+		return exitInterrupted
+	case err != nil, len(sum.Failed) > 0:
+		return exitBadInput
+	case sum.TotalNotEq > 0:
+		return exitNotEquivalent
+	case sum.TotalUnknown > 0:
+		return exitUnknown
+	}
+	return exitEquivalent
+}
+
+func printSummary(w io.Writer, suite, out string, s *pipeline.Summary) {
+	fmt.Fprintf(w, "sweep %s: %d checks planned, %d already done, %d run now (%d equivalent, %d not-equivalent, %d unknown)",
+		suite, s.Planned, s.Resumed, s.Ran, s.Proved, s.NotEq, s.Unknown)
+	if s.Pending > 0 {
+		fmt.Fprintf(w, ", %d not run (interrupted)", s.Pending)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "all planned checks with a row: %d equivalent, %d not-equivalent, %d unknown\n",
+		s.TotalProved, s.TotalNotEq, s.TotalUnknown)
+	if len(s.Failed) > 0 {
+		fmt.Fprintf(w, "%d source(s) did not compile (see stderr)\n", len(s.Failed))
+	}
+	if s.File != "" {
+		fmt.Fprintf(w, "wrote %s\n", s.File)
+	} else {
+		fmt.Fprintf(w, "no new rows; nothing written under %s\n", out)
+	}
+	overhead := 0.0
+	if s.Ran > 0 {
+		overhead = (s.WorkerS - s.CheckedS) / float64(s.Ran)
+	}
+	fmt.Fprintf(w, "time: setup %.2fs (compilers, resume, compile), checks %.2fs, write %.2fs; worker overhead %.3fs per check (process wall minus the check's wall_s)\n",
+		s.SetupS, s.ChecksS, s.WriteS, overhead)
+	fmt.Fprintf(w, "tables: eqc report %s\n", out)
+}
+
+// parseBytes reads 4G, 512M, 64K or a plain byte count.
+func parseBytes(s string) (int64, error) {
+	s = strings.TrimSpace(strings.ToUpper(s))
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40} {
+		if strings.HasSuffix(s, suffix) {
+			s, mult = strings.TrimSuffix(s, suffix), m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

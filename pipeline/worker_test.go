@@ -1,0 +1,96 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeWorker writes a shell script standing in for `eqc check`.
+func fakeWorker(t *testing.T, body string) []string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "worker.sh")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []string{path}
+}
+
+func testCheck() Check {
+	return Check{Key: Key{Suite: "s", Benchmark: "b", Function: "f", Compiler: "gcc-12", SrcOpt: "O0", DstOpt: "O3",
+		CFlags: "-O3", UBModel: "sio+tbsa", Engine: "auto"}, SrcFile: "a.o", DstFile: "b.o", Function: "f"}
+}
+
+func TestRunWorkerOutcomes(t *testing.T) {
+	cases := []struct {
+		name, body, verdict, reason string
+		mem                         int64
+	}{
+		{"result", `echo '{"function":"f","verdict":"equivalent","reason":"","engine":"static","wall_s":0.5,"smt_queries":3,"product_nodes":2,"product_edges":1}'; exit 0`,
+			"equivalent", "", 0},
+		{"timeout", "sleep 30", "unknown", "timeout", 0},
+		{"memout", "echo 'fatal error: runtime: out of memory' >&2; exit 2", "unknown", "memout", 1 << 30},
+		{"crash", "echo 'panic: boom' >&2; exit 2", "unknown", "worker-crash: panic: boom", 0},
+		{"bad input", "echo 'eqc check: no function f' >&2; exit 65", "unknown", "bad-input: eqc check: no function f", 0},
+		{"silent", "exit 0", "unknown", "worker-crash: no result from the worker", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := &Config{Worker: fakeWorker(t, c.body), Timeout: 200 * time.Millisecond, Grace: 300 * time.Millisecond, MemBytes: c.mem}
+			start := time.Now()
+			out, err := runWorker(context.Background(), cfg, testCheck())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.res.Verdict != c.verdict || out.res.Reason != c.reason {
+				t.Errorf("verdict %q reason %q, want %q %q", out.res.Verdict, out.res.Reason, c.verdict, c.reason)
+			}
+			if time.Since(start) > 10*time.Second {
+				t.Errorf("worker not killed in time: %s", time.Since(start))
+			}
+			row := makeRow(*cfg, testCheck(), out, time.Now())
+			if err := row.Validate(); err != nil {
+				t.Errorf("row invalid: %v", err)
+			}
+		})
+	}
+}
+
+func TestRunWorkerArguments(t *testing.T) {
+	dir := t.TempDir()
+	argsFile := filepath.Join(dir, "args")
+	cfg := &Config{Worker: fakeWorker(t, `echo "$@" > `+argsFile+`; echo '{"verdict":"unknown","reason":"loops"}'`),
+		Timeout: 5 * time.Second, Grace: time.Second}
+	if _, err := runWorker(context.Background(), cfg, testCheck()); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(argsFile)
+	want := "--json --func f --ub sio,tbsa --engine auto --timeout 5s a.o b.o"
+	if strings.TrimSpace(string(got)) != want {
+		t.Errorf("worker arguments %q, want %q", got, want)
+	}
+}
+
+func TestRunWorkerInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := &Config{Worker: fakeWorker(t, "sleep 30"), Timeout: time.Minute, Grace: time.Second}
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if _, err := runWorker(ctx, cfg, testCheck()); err != errInterrupted {
+		t.Errorf("err %v, want errInterrupted", err)
+	}
+}
+
+func TestParseUBModels(t *testing.T) {
+	got, err := ParseUBModels("all,none,sio,sio+tbsa")
+	if err != nil || strings.Join(got, " ") != "all none sio sio+tbsa" {
+		t.Errorf("got %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "all,", "sio+nope", "everything"} {
+		if _, err := ParseUBModels(bad); err == nil {
+			t.Errorf("ParseUBModels(%q): no error", bad)
+		}
+	}
+}
