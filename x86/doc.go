@@ -96,8 +96,9 @@
 // caller-saved registers and flags; a tail call also pops the return
 // address. An operand that a relocation names reads &symbol+offset (no
 // state prefix, so two layouts compare), through a scratch register among
-// r8–r15 for that one instruction. Loads from mergeable read-only sections
-// become their constants.
+// r8–r15 for that one instruction. A load at a fixed address (symbol plus
+// constant, no base or index register) from a mergeable read-only section
+// becomes its constant.
 //
 // LiftSummary is the per-function record of `eqc lift --json`;
 // File.LiftSummary adds the mnemonics the semantics could not lift to the
