@@ -709,9 +709,10 @@ func (l *lifter) rewrite(s *State, in *Instruction) (x86asm.Inst, []symRewrite) 
 }
 
 // foldConstLoads replaces, in the terms the instruction made (ids from
-// mark on), every load of a rewritten memory operand that lies in a
-// read-only constant pool by the constant: the memory term it reads is
-// irrelevant, since nothing can write there.
+// mark on), every load of a rewritten memory operand at a fixed address
+// (symbol plus constant) that lies in a read-only constant pool by the
+// constant: the memory term it reads is irrelevant, since nothing can write
+// there. A register-indexed load reads memory like any other.
 func (l *lifter) foldConstLoads(s *State, eff *Effect, rw []symRewrite, mark int) {
 	b := l.b
 	m := map[ir.Term]ir.Term{}
