@@ -271,8 +271,23 @@ func (p *Pair) observables(src, dst []ir.Term) []observable {
 		rdx := x86.StateGPR0 + x86.RDX
 		out = append(out, observable{"return value", src[rax], dst[rax]},
 			observable{"return value (rdx)", src[rdx], dst[rdx]})
-	default: // unknown type, or a struct (returned in memory, or in rax:rdx)
+	case (ret.Kind == x86.KindStruct || ret.Kind == x86.KindUnion) && ret.Size > 16:
+		// Returned in memory the caller owns (outside the stack region,
+		// so the memory obligation covers it); rax holds its address.
 		out = append(out, observable{"return value", src[rax], dst[rax]})
+	default:
+		// A small struct or union (SysV puts its eightbytes in rax, rdx,
+		// xmm0 and xmm1 by field class), or a type DWARF does not give:
+		// compare every register a return value can use. Conservative: an
+		// unused one holding different garbage makes the check unknown,
+		// never wrongly equivalent.
+		for _, r := range []int{x86.RAX, x86.RDX} {
+			out = append(out, observable{"return value (" + x86.GPRNames[r] + ")", src[x86.StateGPR0+r], dst[x86.StateGPR0+r]})
+		}
+		for i := 0; i < 2; i++ {
+			x := x86.StateXMM0 + i
+			out = append(out, observable{fmt.Sprintf("return value (xmm%d)", i), b.Extract(src[x], 63, 0), b.Extract(dst[x], 63, 0)})
+		}
 	}
 	for _, r := range []int{x86.RSP, x86.RBX, x86.RBP, 12, 13, 14, 15} {
 		i := x86.StateGPR0 + r

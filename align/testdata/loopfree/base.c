@@ -24,3 +24,5 @@ static const int tbl[4] = {1, 2, 3, 4};
 int look(int i) { return tbl[i & 3]; }
 static const unsigned char sq[8] = {0, 1, 4, 9, 16, 25, 36, 49};
 int square(int i) { return sq[i & 7] + 1; }
+struct pair { long a, b; };
+struct pair mkpair(long x, long y) { struct pair p = { x + 1, y * 2 }; return p; }
