@@ -14,14 +14,20 @@
 //     collapses to one composite edge from entry to exit (and one to halt),
 //     and equivalence is a handful of proof obligations, each discharged
 //     when the solver answers Unsat: both return normally on the same inputs
-//     (or both end abnormally); when both return, the return value at its
-//     DWARF width, rsp and the callee-saved registers agree; and memory
-//     agrees outside the stack region [rsp−StackLimit, rsp+8), checked at a
-//     fresh address so every query stays quantifier-free. Assumptions about
-//     the calling context (rsp ≡ 8 mod 16, globals outside the stack and
-//     pairwise disjoint) are stated in the precondition and listed in the
-//     Outcome. Anything else — a loop, a call, an unsupported instruction,
-//     a solver that cannot decide — is "unknown" with the reason.
+//     (or both end abnormally); when both return, the return value agrees
+//     (at its DWARF width; every return register for small structs and
+//     for types DWARF does not give), and so do rsp, the callee-saved
+//     registers and the return address; and memory agrees outside the
+//     stack region [rsp−StackLimit, rsp+8), checked at a fresh address so
+//     every query stays quantifier-free. The precondition states what
+//     every calling context and linked binary guarantees (rsp ≡ 8 mod 16;
+//     globals outside the stack and pairwise disjoint; addresses behind
+//     32-bit relocations fit them; read-only data holds its file contents)
+//     and is listed in the Outcome; it must itself be satisfiable, so no
+//     proof is vacuous. Read-only data that the two files define
+//     differently, a loop (unsupported:loops), a call (unsupported:calls),
+//     an unsupported instruction or a solver that cannot decide gives
+//     "unknown" with the reason.
 //   - Check runs a pair and, when an obligation fails with a model, turns
 //     the model into a concrete input and runs both binaries on it
 //     (tracer.Confirm). Only a difference seen in those real runs becomes

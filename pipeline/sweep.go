@@ -18,6 +18,7 @@ import (
 
 	"eqc/bench"
 	"eqc/results"
+	"eqc/ub"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -483,7 +484,6 @@ func (p *progress) close() {
 // ParseUBModels reads --ub: a comma list of models, each all, none, one of
 // sio tbsa obva shift div null align, or several of those joined with '+'.
 func ParseUBModels(s string) ([]string, error) {
-	known := map[string]bool{"sio": true, "tbsa": true, "obva": true, "shift": true, "div": true, "null": true, "align": true}
 	var out []string
 	for _, m := range strings.Split(s, ",") {
 		m = strings.TrimSpace(m)
@@ -495,8 +495,8 @@ func ParseUBModels(s string) ([]string, error) {
 			return nil, fmt.Errorf("empty UB model in %q", s)
 		}
 		for _, part := range strings.Split(m, "+") {
-			if !known[part] {
-				return nil, fmt.Errorf("unknown UB model %q in %q (want all, none, or sio,tbsa,obva,shift,div,null,align, joined with + to combine)", part, s)
+			if !ub.Known(part) {
+				return nil, fmt.Errorf("unknown UB model %q in %q (want all, none, or %s, joined with + to combine)", part, s, strings.Join(ub.Models, ","))
 			}
 		}
 		out = append(out, m)

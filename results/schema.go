@@ -13,7 +13,7 @@ import (
 // MetadataSchemaVersion. It changes when a column is added (extend, do not
 // rename): a reader of version N reads files of any version <= N, missing
 // columns reading as zero values.
-const SchemaVersion = "1"
+const SchemaVersion = "2" // 2: variant
 
 // MetadataSchemaVersion is the key/value metadata key holding SchemaVersion.
 const MetadataSchemaVersion = "eqc.results.schema_version"

@@ -12,17 +12,9 @@ import (
 
 	"eqc/align"
 	"eqc/prove"
+	"eqc/ub"
 	"eqc/x86"
 )
-
-// stringList is a repeatable flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
-
-// ubModels are the names --ub accepts besides all and none.
-var ubModels = map[string]bool{"sio": true, "tbsa": true, "obva": true, "shift": true, "div": true, "null": true, "align": true}
 
 // runCheck is `eqc check`: per the CLI contract, check each function pair
 // and print one line (or JSON object) per function. Exit 0 when all are
@@ -32,12 +24,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	jsonOut := fs.Bool("json", false, "print one JSON object per function (JSON Lines)")
-	var funcs stringList
+	var funcs funcList
 	fs.Var(&funcs, "func", "check this function (repeatable; default: every function in both files)")
 	srcFunc := fs.String("src-func", "", "the source function, compared with --dst-func")
 	dstFunc := fs.String("dst-func", "", "the target function, compared with --src-func")
 	engine := fs.String("engine", "auto", "static, data or auto")
-	ub := fs.String("ub", "all", "undefined-behaviour model: all, none, or a list of sio,tbsa,obva,shift,div,null,align")
+	ubModel := fs.String("ub", "all", "undefined-behaviour model: all, none, or a list of sio,tbsa,obva,shift,div,null,align")
 	timeout := fs.Duration("timeout", 300*time.Second, "give up on a function after this long")
 	proofDir := fs.String("proof", "", "write proof files here (not built yet)")
 	solvers := fs.String("solver", "z3", "comma-separated SMT backends to race: z3, z3-process, cvc5, boolector")
@@ -63,10 +55,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	default:
 		return usage("unknown engine %q (want static, data or auto)", *engine)
 	}
-	if *ub != "all" && *ub != "none" {
-		for _, m := range strings.Split(*ub, ",") {
-			if !ubModels[m] {
-				return usage("unknown UB model %q in --ub %s", m, *ub)
+	if *ubModel != "all" && *ubModel != "none" {
+		for _, m := range strings.Split(*ubModel, ",") {
+			if !ub.Known(m) {
+				return usage("unknown UB model %q in --ub %s", m, *ubModel)
 			}
 		}
 	}
@@ -119,7 +111,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, pr := range pairs {
 		res, err := align.Check(context.Background(), align.Request{
-			SrcPath: srcPath, SrcFunc: pr.src, DstPath: dstPath, DstFunc: pr.dst, UB: *ub, Timeout: *timeout}, s)
+			SrcPath: srcPath, SrcFunc: pr.src, DstPath: dstPath, DstFunc: pr.dst, UB: *ubModel, Timeout: *timeout}, s)
 		if err != nil {
 			fmt.Fprintf(stderr, "eqc check: %v\n", err)
 			worse(exitBadInput)

@@ -100,6 +100,7 @@ func traceArgs(fs *flag.FlagSet, args []string) (file string, err error) {
 	}
 }
 
+// funcList is a repeatable flag (--func NAME...).
 type funcList []string
 
 func (f *funcList) String() string     { return strings.Join(*f, ",") }
