@@ -75,6 +75,9 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 		defer cancel()
 	}
 	out := CheckLoopFree(ctx, p, s)
+	if out.Reason == "unsupported:loops" {
+		out = CheckLoops(ctx, p, s)
+	}
 	res.Verdict, res.Reason = out.Verdict, out.Reason
 	res.SMTQueries, res.ProductNodes, res.ProductEdges = out.SMTQueries, out.ProductNodes, out.ProductEdges
 	if out.Verdict == Equivalent {

@@ -390,6 +390,13 @@ func (p *Pair) precondition() (ir.Term, []string) {
 			break
 		}
 	}
+	for _, g := range globals {
+		name := b.VarName(g.addr)
+		if al, why := p.globalAlign(name); al > 1 {
+			facts = append(facts, b.Eq(b.BVAnd(g.addr, c(uint64(al-1))), c(0)))
+			assumptions = append(assumptions, fmt.Sprintf("global %s is %d-byte aligned (%s)", name, al, why))
+		}
+	}
 	for i := range globals {
 		for j := i + 1; j < len(globals); j++ {
 			x, y := globals[i], globals[j]

@@ -91,3 +91,29 @@ func (p *Pair) globalSize(name string) uint64 {
 	}
 	return 0
 }
+
+// globalAlign is the alignment the two files' DWARF guarantee for the
+// global whose address variable is name, and why: an alignment attribute
+// on its declaration, or the SysV psABI rule (§3.1.2) that a global array
+// of 16 bytes or more is 16-byte aligned. 0 when neither says anything.
+func (p *Pair) globalAlign(name string) (int64, string) {
+	sym, ok := strings.CutPrefix(name, "&")
+	if !ok || strings.HasPrefix(sym, "str:") {
+		return 0, ""
+	}
+	var al int64
+	why := ""
+	for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
+		g, ok := f.Globals[sym]
+		if !ok {
+			continue
+		}
+		if g.Align > al && g.Align&(g.Align-1) == 0 && g.Align <= 4096 {
+			al, why = g.Align, "its declaration's alignment attribute in "+f.Path
+		}
+		if g.Type.Kind == x86.KindArray && g.Type.Size >= 16 && al < 16 {
+			al, why = 16, "the SysV ABI aligns global arrays of 16 bytes or more"
+		}
+	}
+	return al, why
+}

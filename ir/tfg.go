@@ -212,6 +212,15 @@ func (g *TFG) identityTransfer() []Term {
 	return t
 }
 
+// StateIndexOf returns the index of the state component whose variable is
+// t, or -1.
+func (g *TFG) StateIndexOf(t Term) int {
+	if i, ok := g.varIdx[t]; ok {
+		return i
+	}
+	return -1
+}
+
 // Out returns the edges out of n, in the order they were added.
 func (g *TFG) Out(n NodeID) []*Edge { return g.out[n] }
 

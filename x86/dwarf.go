@@ -91,6 +91,9 @@ type GlobalVar struct {
 	Type   Type
 	Extern bool // only a declaration was seen: defined in another unit
 	Static bool // file-local (no DW_AT_external)
+	// Align is the alignment the declaration states (DW_AT_alignment, from
+	// an alignment attribute); 0 when it states none.
+	Align int64
 }
 
 // dwarfRegs maps DWARF x86-64 register numbers to x86asm registers.
@@ -105,6 +108,7 @@ type dieVar struct {
 	loc      []byte
 	decl     bool
 	external bool
+	align    int64 // DW_AT_alignment; 0 when absent
 }
 
 type dieSub struct {
@@ -150,7 +154,7 @@ func (f *File) readDWARF(ef *elf.File) {
 		if name == "" {
 			continue
 		}
-		g := &GlobalVar{Name: name, Type: typ, Extern: v.decl, Static: !w.external(v)}
+		g := &GlobalVar{Name: name, Type: typ, Extern: v.decl, Static: !w.external(v), Align: v.align}
 		if old, ok := f.Globals[name]; ok && !old.Extern {
 			continue
 		}
@@ -264,6 +268,9 @@ func readVar(e *dwarf.Entry) dieVar {
 	v.loc, _ = e.Val(dwarf.AttrLocation).([]byte)
 	v.decl, _ = e.Val(dwarf.AttrDeclaration).(bool)
 	v.external, _ = e.Val(dwarf.AttrExternal).(bool)
+	if a, ok := e.Val(dwarf.AttrAlignment).(int64); ok && a > 0 {
+		v.align = a
+	}
 	return v
 }
 

@@ -1,0 +1,342 @@
+package align
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	"eqc/ir"
+	"eqc/x86"
+)
+
+// Co-execution: both lifted functions run on the same concrete entry
+// state with the evaluator (not natively: the product program is about the
+// lifted TFGs, and the evaluator sees every anchor, every stack store and
+// every register). The runs supply the loop engine with what the solver
+// cannot guess cheaply: how far the source must run for each step of the
+// target (the correlation), the stack slots each side keeps, and the
+// concrete states at each product node that invariants are learned from.
+// Nothing here is trusted: every correlation and invariant it suggests is
+// proved by the solver or dropped.
+
+// visit is one arrival of a run at an anchor.
+type visit struct {
+	node     ir.NodeID
+	state    []ir.Value
+	retreats int // retreating edges taken before this arrival
+}
+
+// run is one side's run from the entry.
+type run struct {
+	visits []visit
+	// stackStores are the (offset from the entry rsp, size) of every store
+	// into the stack region the run made.
+	stackStores map[[2]int64]bool
+	ended       bool // reached a node with no edges out (not cut by the step cap)
+	fault       bool
+}
+
+// coRun is one co-execution: both sides from one entry state.
+type coRun struct {
+	env      *hashEnv
+	entry    []ir.Value // the shared entry state, in src state order
+	rsp0     uint64
+	src, dst *run
+}
+
+// hashEnv gives every free variable a value derived from its name and the
+// run's seed (global addresses are placed apart), and every
+// uninterpreted function a value derived from its arguments, so that the
+// two sides meet the same values for the same names.
+type hashEnv struct {
+	seed    uint64
+	globals map[string]uint64
+}
+
+func (e *hashEnv) hash(s string, xs ...uint64) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s", e.seed, s)
+	for _, x := range xs {
+		fmt.Fprintf(h, "/%x", x)
+	}
+	v := h.Sum64()
+	v ^= v >> 29
+	v *= 0xbf58476d1ce4e5b9
+	return v ^ v>>32
+}
+
+func hashValue(so ir.Sort, h uint64) ir.Value {
+	switch so.Kind {
+	case ir.KindBool:
+		return ir.BoolValue(h&1 == 1)
+	case ir.KindMem:
+		return ir.MemValue(ir.NewMem(byte(h)))
+	}
+	if so.Width <= 64 {
+		return ir.BVValue(ir.NewBV(so.Width, h))
+	}
+	x := ir.NewBV(64, h)
+	for x.Width() < so.Width {
+		h = h*0x9E3779B97F4A7C15 + 1
+		x = ir.NewBV(64, h).Concat(x)
+	}
+	return ir.BVValue(x.Extract(so.Width-1, 0))
+}
+
+func (e *hashEnv) VarValue(b *ir.Builder, t ir.Term) (ir.Value, bool) {
+	name := b.VarName(t)
+	if a, ok := e.globals[name]; ok {
+		return ir.BVValue(ir.NewBV(64, a)), true
+	}
+	return hashValue(b.Sort(t), e.hash(name)), true
+}
+
+func (e *hashEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
+	if f.Result.Kind == ir.KindMem {
+		return args[len(args)-1], true
+	}
+	var xs []uint64
+	for _, a := range args {
+		if a.Sort().Kind == ir.KindBV && a.Sort().Width <= 64 {
+			xs = append(xs, a.BV().Uint64())
+		}
+	}
+	return hashValue(f.Result, e.hash(f.Name, xs...)), true
+}
+
+// randomizedBytes is how much of each global a co-execution fills with
+// random bytes (the rest reads as the memory's default byte): enough for
+// the iterations invariants are learned from, small enough to compare.
+const randomizedBytes = 512
+
+// newCoRun builds the entry state of co-execution number k: rsp and the
+// globals at seed-dependent places (globals 64-byte aligned, apart from
+// each other and from the stack), arguments and memory from the seed.
+func (p *Pair) newCoRun(k int) *coRun {
+	b := p.B
+	env := &hashEnv{seed: uint64(k)*7919 + 1, globals: map[string]uint64{}}
+	base := uint64(0x1000_0000) + uint64(k)*0x40
+	mem := ir.NewMem(byte(env.hash("mem.default")))
+	for _, g := range p.globalVars() {
+		name := b.VarName(g)
+		size := p.globalSize(name)
+		if size == 0 || size > 1<<24 {
+			size = unknownGlobalSize
+		}
+		env.globals[name] = base
+		n := min(size, randomizedBytes)
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(env.hash(name, uint64(i)))
+		}
+		mem = mem.With(base, data)
+		// Gaps differ per run and per global, so that no two globals are
+		// a constant distance apart across runs.
+		base += (size + 0x10000 + 63) &^ 63
+		base += (env.hash("gap", uint64(len(env.globals))) % 4096) * 64
+	}
+	rsp0 := uint64(0x7ff0_0000_0000) - (env.hash("rsp")%(1<<20))*16 + 8
+	ret := make([]byte, 8)
+	for i := range ret {
+		ret[i] = byte(0x40 + i)
+	}
+	mem = mem.With(rsp0, ret)
+	g := p.Src.TFG
+	st := make([]ir.Value, len(g.State))
+	for i, sv := range g.State {
+		st[i], _ = env.VarValue(b, sv.Var)
+	}
+	st[x86.StateGPR0+x86.RSP] = ir.BVValue(ir.NewBV(64, rsp0))
+	st[x86.StateMem] = ir.MemValue(mem)
+	// Small arguments: loop bounds stay short.
+	for i, r := range x86.CalleeArgRegs {
+		st[x86.StateGPR0+r] = ir.BVValue(ir.NewBV(64, env.hash("arg", uint64(i))%64))
+	}
+	return &coRun{env: env, entry: st, rsp0: rsp0}
+}
+
+// execute runs g from the entry on st for at most maxSteps edges,
+// recording every arrival at an anchor and every stack store.
+func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, rsp0 uint64, maxSteps int) *run {
+	r := &run{stackStores: map[[2]int64]bool{}}
+	n := g.Entry
+	r.visits = append(r.visits, visit{node: n, state: st})
+	retreats := 0
+	b := g.B
+	for steps := 0; steps < maxSteps; steps++ {
+		if len(g.Out(n)) == 0 {
+			r.ended = true
+			return r
+		}
+		s, err := g.EvalStep(n, st, env)
+		if err != nil {
+			return r
+		}
+		if s.Fault {
+			r.fault, r.ended = true, true
+			return r
+		}
+		recordStackStores(b, g, s.Edge, st, env, rsp0, r.stackStores)
+		if g.Retreating(s.Edge) {
+			retreats++
+		}
+		st, n = s.Next, s.Edge.To
+		if anchors[n] {
+			r.visits = append(r.visits, visit{node: n, state: st, retreats: retreats})
+		}
+	}
+	return r
+}
+
+// recordStackStores evaluates the address of every store in e's memory
+// transfer (both arms of an ite) on the from-state and records those that
+// fall in the stack region, as offsets from the entry rsp.
+func recordStackStores(b *ir.Builder, g *ir.TFG, e *ir.Edge, st []ir.Value, env ir.Env, rsp0 uint64, out map[[2]int64]bool) {
+	m := e.Transfer[x86.StateMem]
+	if m == g.State[x86.StateMem].Var {
+		return
+	}
+	ev := ir.NewEvaluator(b, &stateValues{g: g, st: st, env: env})
+	seen := map[ir.Term]bool{}
+	var walk func(ir.Term)
+	walk = func(m ir.Term) {
+		for !seen[m] {
+			seen[m] = true
+			switch b.Op(m) {
+			case ir.OpStore:
+				n, _ := b.Params(m)
+				if a, err := ev.Eval(b.Arg(m, 1)); err == nil {
+					off := int64(a.BV().Uint64() - rsp0)
+					if off >= -StackLimit && off < 8 {
+						out[[2]int64{off, int64(n)}] = true
+					}
+				}
+				m = b.Arg(m, 0)
+			case ir.OpIte:
+				walk(b.Arg(m, 2))
+				m = b.Arg(m, 1)
+			default:
+				return
+			}
+		}
+	}
+	walk(m)
+}
+
+// stateValues is an Env giving a TFG's state variables their values in st.
+type stateValues struct {
+	g   *ir.TFG
+	st  []ir.Value
+	env ir.Env
+}
+
+func (s *stateValues) VarValue(b *ir.Builder, t ir.Term) (ir.Value, bool) {
+	if i := s.g.StateIndexOf(t); i >= 0 {
+		return s.st[i], true
+	}
+	return s.env.VarValue(b, t)
+}
+
+func (s *stateValues) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
+	return s.env.ApplyFunc(f, args)
+}
+
+// coExecute runs both sides from co-execution k's entry state.
+func (p *Pair) coExecute(k, maxSteps int) *coRun {
+	cr := p.newCoRun(k)
+	srcAnchors, dstAnchors := anchorSet(p.Src.TFG), anchorSet(p.Dst.TFG)
+	cr.src = execute(p.Src.TFG, srcAnchors, cr.entry, cr.env, cr.rsp0, maxSteps)
+	cr.dst = execute(p.Dst.TFG, dstAnchors, cr.entry, cr.env, cr.rsp0, maxSteps)
+	return cr
+}
+
+func anchorSet(g *ir.TFG) map[ir.NodeID]bool {
+	m := map[ir.NodeID]bool{}
+	for _, a := range g.Anchors() {
+		m[a] = true
+	}
+	return m
+}
+
+// heapEqual reports whether two memories agree on every address outside
+// the stack region of the entry rsp rsp0.
+func heapEqual(m1, m2 *ir.Mem, rsp0 uint64) bool {
+	if m1.Equal(m2) {
+		return true
+	}
+	lo, hi := rsp0-StackLimit, rsp0+8
+	check := func(addrs []uint64) bool {
+		for _, a := range addrs {
+			if a >= lo && a < hi {
+				continue
+			}
+			if m1.Load(a) != m2.Load(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return m1.Default == m2.Default && check(m1.Written()) && check(m2.Written())
+}
+
+// slotsOf merges the stack stores of runs into disjoint slots: byte ranges
+// [off, off+size) relative to the entry rsp, sorted. Overlapping stores of
+// different shapes become one slot covering both.
+func slotsOf(runs []*run) []slot {
+	var all [][2]int64
+	for _, r := range runs {
+		for s := range r.stackStores {
+			all = append(all, s)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i][0] != all[j][0] {
+			return all[i][0] < all[j][0]
+		}
+		return all[i][1] > all[j][1]
+	})
+	var out []slot
+	for _, s := range all {
+		lo, hi := s[0], s[0]+s[1]
+		if n := len(out); n > 0 && lo < out[n-1].off+out[n-1].size {
+			last := &out[n-1]
+			last.size = max(last.off+last.size, hi) - last.off
+			continue
+		}
+		out = append(out, slot{off: lo, size: hi - lo})
+	}
+	return out
+}
+
+// slot is a stack range one side keeps values in across anchors.
+type slot struct{ off, size int64 }
+
+func (s slot) String() string {
+	if s.off < 0 {
+		return fmt.Sprintf("stack-%#x/%d", -s.off, s.size)
+	}
+	return fmt.Sprintf("stack+%#x/%d", s.off, s.size)
+}
+
+// readSlot reads a slot's little-endian value from a concrete memory.
+func readSlot(m *ir.Mem, rsp0 uint64, s slot) uint64 {
+	var v uint64
+	for i, x := range m.Read(rsp0+uint64(s.off), int(min(s.size, 8))) {
+		v |= uint64(x) << (8 * i)
+	}
+	return v
+}
+
+// describe is a short text of a run, for debugging.
+func (r *run) describe(g *ir.TFG) string {
+	var sb strings.Builder
+	for i, v := range r.visits {
+		if i > 12 {
+			fmt.Fprintf(&sb, "… (%d visits)", len(r.visits))
+			break
+		}
+		fmt.Fprintf(&sb, "%#x/%d ", g.Nodes[v.node].PC, v.retreats)
+	}
+	return sb.String()
+}

@@ -1,0 +1,203 @@
+package align
+
+import (
+	"sort"
+
+	"eqc/ir"
+	"eqc/x86"
+)
+
+// Correlation (thesis Algorithm 1, guided by co-execution as Counter is by
+// counterexamples): every edge of the target between anchors is paired
+// with a path set of the source, named by where it ends, how many times it
+// arrives there and how many times it may go around a loop on the way.
+// Candidates come from the concrete runs: after the target takes an edge,
+// the source positions where the two memories agree outside the stack are
+// the places the source may have got to. A choice made for one product
+// edge must fit every later use of that edge in every run; when it does
+// not, the search backtracks. Whatever the runs suggest, the solver
+// decides: a wrong correlation fails its obligations and the next one is
+// tried.
+
+// nodeKey is a product node: a source anchor and a target anchor.
+type nodeKey struct{ src, dst ir.NodeID }
+
+// edgeKey is a product edge before its source side is chosen: the product
+// node it leaves and the target anchor the target edge goes to.
+type edgeKey struct {
+	from  nodeKey
+	dstTo ir.NodeID
+}
+
+// srcSpec is the source side of a product edge: the path set from the
+// product node's source anchor to anchor to, ending at its arrivals-th
+// arrival there, going around loops at most mu times.
+type srcSpec struct {
+	to           ir.NodeID
+	arrivals, mu int
+}
+
+// visitPair is one aligned pair of arrivals in a co-execution.
+type visitPair struct {
+	node nodeKey
+	s, d int // indices into the runs' visits
+}
+
+// alignment is one complete correlation and the aligned visits it gives.
+type alignment struct {
+	specs map[edgeKey]srcSpec
+	pairs [][]visitPair // per co-execution
+}
+
+// Bounds of the correlation search.
+const (
+	maxLook        = 80 // source arrivals scanned for candidates after one target step
+	maxCandidates  = 6  // alternatives tried per product edge
+	maxUnroll      = 64 // largest mu of a source path set
+	heapChecksEach = 3  // uses of a chosen spec per run whose memories are compared
+)
+
+// compatible reports whether a source anchor may pair with a target anchor:
+// exits with exits, abnormal ends with abnormal ends, the rest with the rest.
+func compatible(src, dst ir.Node) bool {
+	end := func(k ir.NodeKind) int {
+		switch k {
+		case ir.NodeExit:
+			return 1
+		case ir.NodeHalt:
+			return 2
+		}
+		return 0
+	}
+	return end(src.Kind) == end(dst.Kind)
+}
+
+// correlate searches for up to limit complete alignments of the runs.
+func (p *Pair) correlate(runs []*coRun, limit int) []alignment {
+	var out []alignment
+	var search func(specs map[edgeKey]srcSpec, depth int)
+	search = func(specs map[edgeKey]srcSpec, depth int) {
+		if len(out) >= limit || depth > 24 {
+			return
+		}
+		a := alignment{specs: specs}
+		for _, cr := range runs {
+			pairs, missing, cands, ok := p.walk(cr, specs)
+			if !ok {
+				return
+			}
+			if missing != nil {
+				for _, c := range cands {
+					next := make(map[edgeKey]srcSpec, len(specs)+1)
+					for k, v := range specs {
+						next[k] = v
+					}
+					next[*missing] = c
+					search(next, depth+1)
+				}
+				return
+			}
+			a.pairs = append(a.pairs, pairs)
+		}
+		out = append(out, a)
+	}
+	search(map[edgeKey]srcSpec{}, 0)
+	return out
+}
+
+// walk follows co-execution cr under specs. It returns the aligned pairs;
+// or the first product edge without a spec and the candidates for it; or
+// ok = false when the runs contradict specs.
+func (p *Pair) walk(cr *coRun, specs map[edgeKey]srcSpec) (pairs []visitPair, missing *edgeKey, cands []srcSpec, ok bool) {
+	S, D := cr.src.visits, cr.dst.visits
+	sg, dg := p.Src.TFG, p.Dst.TFG
+	si := 0
+	uses := map[edgeKey]int{}
+	pairs = append(pairs, visitPair{node: nodeKey{S[0].node, D[0].node}, s: 0, d: 0})
+	for j := 0; j+1 < len(D); j++ {
+		from := nodeKey{S[si].node, D[j].node}
+		ek := edgeKey{from, D[j+1].node}
+		spec, have := specs[ek]
+		if !have {
+			cands = p.candidates(cr, si, j+1)
+			if len(cands) == 0 {
+				if !cr.src.ended && si+maxLook >= len(S) {
+					return pairs, nil, nil, true // the source run was cut short: stop here
+				}
+				return nil, nil, nil, false
+			}
+			return nil, &ek, cands, true
+		}
+		// Follow the spec along the source run.
+		next, arrivals := -1, 0
+		for q := si + 1; q < len(S); q++ {
+			if S[q].node == spec.to {
+				arrivals++
+				if arrivals == spec.arrivals {
+					next = q
+					break
+				}
+			}
+		}
+		if next < 0 {
+			if !cr.src.ended {
+				return pairs, nil, nil, true // cut short
+			}
+			return nil, nil, nil, false
+		}
+		if S[next].retreats-S[si].retreats > spec.mu {
+			return nil, nil, nil, false
+		}
+		if uses[ek] < heapChecksEach {
+			uses[ek]++
+			if !heapEqual(S[next].state[x86.StateMem].Mem(), D[j+1].state[x86.StateMem].Mem(), cr.rsp0) {
+				return nil, nil, nil, false
+			}
+		}
+		if !compatible(sg.Nodes[S[next].node], dg.Nodes[D[j+1].node]) {
+			return nil, nil, nil, false
+		}
+		si = next
+		pairs = append(pairs, visitPair{node: nodeKey{S[si].node, D[j+1].node}, s: si, d: j + 1})
+	}
+	if cr.dst.ended && cr.src.ended && si != len(S)-1 {
+		return nil, nil, nil, false // the target ended and the source did not
+	}
+	return pairs, nil, nil, true
+}
+
+// candidates lists source specs for the target's step to visit d from the
+// source's visit si: source arrivals whose memory agrees with the target's
+// outside the stack, unroll factors that are powers of two first.
+func (p *Pair) candidates(cr *coRun, si, d int) []srcSpec {
+	S, D := cr.src.visits, cr.dst.visits
+	sg, dg := p.Src.TFG, p.Dst.TFG
+	dm := D[d].state[x86.StateMem].Mem()
+	count := map[ir.NodeID]int{}
+	var out []srcSpec
+	seen := map[srcSpec]bool{}
+	for q := si + 1; q < len(S) && q <= si+maxLook; q++ {
+		count[S[q].node]++
+		mu := S[q].retreats - S[si].retreats
+		if mu > maxUnroll || !compatible(sg.Nodes[S[q].node], dg.Nodes[D[d].node]) {
+			continue
+		}
+		sp := srcSpec{to: S[q].node, arrivals: count[S[q].node], mu: mu}
+		if seen[sp] {
+			continue
+		}
+		if !heapEqual(S[q].state[x86.StateMem].Mem(), dm, cr.rsp0) {
+			continue
+		}
+		seen[sp] = true
+		out = append(out, sp)
+	}
+	pow2 := func(n int) bool { return n&(n-1) == 0 }
+	sort.SliceStable(out, func(i, j int) bool {
+		return pow2(out[i].arrivals) && !pow2(out[j].arrivals)
+	})
+	if len(out) > maxCandidates {
+		out = out[:maxCandidates]
+	}
+	return out
+}

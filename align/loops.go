@@ -1,0 +1,417 @@
+package align
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"eqc/ir"
+	"eqc/prove"
+	"eqc/x86"
+)
+
+// The loop engine: functions with loops (and without calls). It
+// co-executes the two lifted functions, correlates their anchors, builds
+// the product program, learns candidate invariants at every product node
+// from the aligned states, keeps the inductive ones with Houdini, and
+// discharges the product's obligations:
+//
+//   - correspondence: at every product edge, when the target takes its
+//     path set the source takes the paired one, and faults on it exactly
+//     when the target does;
+//   - the target node's definitions hold and its memory form is kept (the
+//     two memories agree outside its stack slots);
+//   - at the exit, the observables agree (as in the loop-free engine);
+//   - a target edge with no source partner is impossible at its node.
+//
+// Every target edge between anchors out of every product node is paired,
+// so every target run is a sequence of product edges, each matched by a
+// nonempty source run with the same observables at the end; a target that
+// loops forever makes the source loop forever too.
+
+// Co-execution bounds: the first run goes far (often to the end, which is
+// what pins the exit's correlation and the loop bounds); the others only
+// add variety for learning.
+const (
+	longRunSteps  = 150000
+	shortRunSteps = 4000
+	coRuns        = 3
+	maxAlignments = 4
+	maxSamples    = 400 // aligned states learned from per node
+)
+
+// debug, set by EQC_DEBUG in the environment, prints the product programs
+// tried and their candidates on stderr.
+var debug = os.Getenv("EQC_DEBUG") != ""
+
+func init() {
+	if debug {
+		prove.Trace = func(what string, from, to, n int, st prove.Status, d time.Duration) {
+			fmt.Fprintf(os.Stderr, "eqc: %s n%d→n%d, %d candidates: %v in %v\n", what, from, to, n, st, d)
+		}
+	}
+}
+
+// CheckLoops runs the loop engine on p.
+func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
+	out := &Outcome{Verdict: Unknown}
+	for _, side := range []Side{p.Src, p.Dst} {
+		if len(side.TFG.Unsupported) > 0 {
+			out.Reason = "unsupported:" + side.TFG.Unsupported[0]
+			return out
+		}
+		for _, e := range side.TFG.Edges {
+			if len(e.Calls) > 0 {
+				out.Reason = "unsupported:calls (" + e.Calls[0].Callee + ")"
+				return out
+			}
+		}
+	}
+	if reason := p.readOnlyDataDiffers(); reason != "" {
+		out.Reason = reason
+		return out
+	}
+	pre, assumptions := p.precondition()
+	out.Assumptions = assumptions
+	r := s.Check(ctx, prove.Query{B: p.B, Assertions: []ir.Term{pre}})
+	out.SMTQueries++
+	if r.Status != prove.Sat {
+		out.Reason = "inconsistent-assumptions: the precondition is not satisfiable (" + r.Status.String() + " " + r.Reason + ")"
+		return out
+	}
+	t0 := time.Now()
+	runs := make([]*coRun, coRuns)
+	for k := range runs {
+		steps := shortRunSteps
+		if k == 0 {
+			steps = longRunSteps
+		}
+		runs[k] = p.coExecute(k, steps)
+		if ctx.Err() != nil {
+			out.Reason = "timeout"
+			return out
+		}
+	}
+	aligns := p.correlate(runs, maxAlignments)
+	if debug {
+		fmt.Fprintf(os.Stderr, "eqc: co-execution and correlation %v: %d alignments; src %s; dst %s\n", time.Since(t0), len(aligns), runs[0].src.describe(p.Src.TFG), runs[0].dst.describe(p.Dst.TFG))
+	}
+	if len(aligns) == 0 {
+		out.Reason = "no-correlation: no alignment of the co-executions fits"
+		return out
+	}
+	var firstFail string
+	for _, a := range aligns {
+		pr, reason := p.buildProduct(a, runs)
+		if pr == nil {
+			if firstFail == "" {
+				firstFail = reason
+			}
+			continue
+		}
+		t0 := time.Now()
+		o := pr.prove(ctx, s, pre)
+		if debug {
+			fmt.Fprintf(os.Stderr, "eqc: alignment %v: %s (%d queries, %v)\n%s", a.specs, o.Reason, o.SMTQueries, time.Since(t0), pr)
+			for _, n := range pr.Nodes {
+				fmt.Fprintf(os.Stderr, "  n%d: %d candidates\n", n.ID, len(n.Candidates))
+				for _, c := range n.Candidates {
+					fmt.Fprintf(os.Stderr, "    cand %s\n", c.Desc)
+				}
+			}
+		}
+		out.SMTQueries += o.SMTQueries
+		if o.Verdict == Equivalent {
+			o.SMTQueries = out.SMTQueries
+			o.Assumptions = assumptions
+			return o
+		}
+		if firstFail == "" {
+			firstFail = o.Reason
+			out.ProductNodes, out.ProductEdges = o.ProductNodes, o.ProductEdges
+		}
+		if ctx.Err() != nil {
+			out.Reason = "timeout"
+			return out
+		}
+	}
+	out.Reason = firstFail
+	return out
+}
+
+// buildProduct builds the product program of alignment a: its nodes (with
+// definitions, slots and learned candidates) and edges (with path sets).
+func (p *Pair) buildProduct(a alignment, runs []*coRun) (*Product, string) {
+	pr := &Product{p: p, index: map[nodeKey]int{}, simp: p.Src.TFG.Simplifier, rsp0: p.srcVar(x86.StateGPR0 + x86.RSP)}
+	pr.live = [2]map[ir.NodeID]map[int]bool{liveAt(p.Src.TFG, p.exitLive()), liveAt(p.Dst.TFG, p.exitLive())}
+	var srcRuns, dstRuns []*run
+	for _, cr := range runs {
+		srcRuns = append(srcRuns, cr.src)
+		dstRuns = append(dstRuns, cr.dst)
+	}
+	slots := [2][]slot{slotsOf(srcRuns), slotsOf(dstRuns)}
+	// Samples per product node, thinned per run so that each run's first
+	// and last states stay (loop bounds come from the extremes).
+	samples := map[nodeKey][]sample{}
+	for k, pairs := range a.pairs {
+		cr := runs[k]
+		per := map[nodeKey][]sample{}
+		for _, vp := range pairs {
+			per[vp.node] = append(per[vp.node], sample{cr: cr, s: cr.src.visits[vp.s].state, d: cr.dst.visits[vp.d].state})
+		}
+		for key, sm := range per {
+			samples[key] = append(samples[key], thin(sm, maxSamples/len(runs))...)
+		}
+	}
+	entry := pr.newEntryNode()
+	entry.samples = samples[entry.Key]
+	// Nodes in a deterministic order: by anchor addresses.
+	var keys []nodeKey
+	for key := range samples {
+		if key != entry.Key {
+			keys = append(keys, key)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].dst != keys[j].dst {
+			return keys[i].dst < keys[j].dst
+		}
+		return keys[i].src < keys[j].src
+	})
+	for _, key := range keys {
+		sm := samples[key]
+		var n *PNode
+		if isEnd(p.Dst.TFG, key.dst) {
+			n = &PNode{ID: len(pr.Nodes), Key: key, mem: ir.NoTerm}
+			pr.add(n)
+			continue
+		}
+		n = pr.newNode(key, sm, slots)
+		if err := pr.learnCandidates(n, sm); err != nil {
+			return nil, "learn: " + err.Error()
+		}
+	}
+	// Edges: every target edge between anchors out of every node.
+	dg := p.Dst.TFG
+	da := anchorSet(dg)
+	for _, n := range pr.Nodes {
+		if isEnd(dg, n.Key.dst) {
+			continue
+		}
+		for _, to := range dstSuccessors(dg, n.Key.dst, da) {
+			ek := edgeKey{n.Key, to}
+			e := &PEdge{From: n.ID, DstTo: to}
+			spec, ok := a.specs[ek]
+			if !ok {
+				spec, ok = structuralSpec(pr, a, n, to)
+			}
+			if ok {
+				toKey := nodeKey{spec.to, to}
+				id, have := pr.index[toKey]
+				if !have {
+					if !isEnd(dg, to) {
+						return nil, fmt.Sprintf("no-correlation: product node (%#x, %#x) has no observed states", p.Src.TFG.Nodes[spec.to].PC, dg.Nodes[to].PC)
+					}
+					end := &PNode{ID: len(pr.Nodes), Key: toKey, mem: ir.NoTerm}
+					pr.add(end)
+					id = end.ID
+				}
+				e.To, e.Spec = id, spec
+			} else {
+				e.Infeasible = true
+			}
+			pr.buildEdge(e)
+			pr.Edges = append(pr.Edges, e)
+		}
+	}
+	return pr, ""
+}
+
+// structuralSpec pairs a target edge the runs never took with a source
+// path set by the shape of the product: an edge to the exit goes with the
+// source's way to its exit, passing its loops as often as the node's other
+// edges do.
+func structuralSpec(pr *Product, a alignment, n *PNode, to ir.NodeID) (srcSpec, bool) {
+	sg, dg := pr.p.Src.TFG, pr.p.Dst.TFG
+	if dg.Nodes[to].Kind != ir.NodeExit || sg.Exit == ir.NoNode {
+		return srcSpec{}, false
+	}
+	mu := 1
+	for k, sp := range a.specs {
+		if k.from == n.Key {
+			mu = max(mu, sp.mu)
+		}
+	}
+	return srcSpec{to: sg.Exit, arrivals: 1, mu: mu}, true
+}
+
+func isEnd(g *ir.TFG, v ir.NodeID) bool {
+	k := g.Nodes[v].Kind
+	return k == ir.NodeExit || k == ir.NodeHalt
+}
+
+// dstSuccessors lists the anchors some path from anchor v reaches without
+// passing another anchor.
+func dstSuccessors(g *ir.TFG, v ir.NodeID, anchors map[ir.NodeID]bool) []ir.NodeID {
+	var out []ir.NodeID
+	for w := range anchors {
+		if g.PathSet(v, w, ir.PathOptions{Mu: 1, Through: func(u ir.NodeID) bool { return !anchors[u] }}) != nil {
+			out = append(out, w)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// thin keeps at most n samples, evenly spread (the first and last kept:
+// loop bounds come from the extremes).
+func thin(s []sample, n int) []sample {
+	if len(s) <= n {
+		return s
+	}
+	out := make([]sample, 0, n)
+	for i := 0; i < n; i++ {
+		out = append(out, s[i*(len(s)-1)/(n-1)])
+	}
+	return out
+}
+
+// prove runs Houdini over the product's candidates and discharges every
+// obligation.
+func (pr *Product) prove(ctx context.Context, s prove.Solver, pre ir.Term) *Outcome {
+	b := pr.p.B
+	out := &Outcome{Verdict: Unknown, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges)}
+	cands := make([][]ir.Term, len(pr.Nodes))
+	for _, n := range pr.Nodes {
+		for _, c := range n.Candidates {
+			cands[n.ID] = append(cands[n.ID], c.Term)
+		}
+	}
+	var hedges []prove.HoudiniEdge
+	for _, e := range pr.Edges {
+		if e.Infeasible || len(cands[e.To]) == 0 {
+			continue
+		}
+		sub := pr.postSubst(e)
+		simp := pr.simp
+		hedges = append(hedges, prove.HoudiniEdge{
+			From: e.From, To: e.To,
+			Pre:  []ir.Term{pre, e.condD, b.Not(e.faultD), e.condS},
+			Post: func(t ir.Term) ir.Term { return simp.Simplify(sub.Apply(t)) },
+		})
+	}
+	h := prove.Houdini(ctx, s, b, cands, hedges)
+	out.SMTQueries += h.Queries
+	if h.Unknown != "" {
+		out.Reason = "invariants: " + h.Unknown
+		return out
+	}
+	for _, n := range pr.Nodes {
+		n.Invariants = h.Invariants(cands, n.ID)
+	}
+	check := func(name string, assertions ...ir.Term) bool {
+		t0 := time.Now()
+		r := s.Check(ctx, prove.Query{B: b, Assertions: append([]ir.Term{pre}, assertions...)})
+		out.SMTQueries++
+		if debug {
+			fmt.Fprintf(os.Stderr, "eqc: %s: %v in %v\n", name, r.Status, time.Since(t0))
+			if dir := os.Getenv("EQC_DEBUG_QUERIES"); dir != "" {
+				text, _ := ir.QueryString(b, append([]ir.Term{pre}, assertions...), ir.PrintOptions{})
+				os.WriteFile(fmt.Sprintf("%s/q%d.smt2", dir, out.SMTQueries), []byte(text), 0o644)
+			}
+		}
+		out.Obligations = append(out.Obligations, Obligation{Name: name, Status: r.Status, Reason: r.Reason})
+		switch r.Status {
+		case prove.Unsat:
+			return true
+		case prove.Sat:
+			out.Reason = "invariants-too-weak: " + name
+		default:
+			out.Reason = "solver-unknown: " + name + ": " + r.Reason
+			if ctx.Err() != nil {
+				out.Reason = "timeout"
+			}
+		}
+		return false
+	}
+	sg, dg := pr.p.Src.TFG, pr.p.Dst.TFG
+	for _, e := range pr.Edges {
+		from := pr.Nodes[e.From]
+		inv := b.And(from.Invariants...)
+		where := fmt.Sprintf("n%d→dst %#x", e.From, dg.Nodes[e.DstTo].PC)
+		if e.Infeasible {
+			if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", inv, b.Not(b.And(e.facts...))) {
+				return out
+			}
+			if !check(where+": target edge impossible", inv, e.condD) {
+				return out
+			}
+			continue
+		}
+		where = fmt.Sprintf("n%d→n%d (dst %#x, src %#x×%d)", e.From, e.To, dg.Nodes[e.DstTo].PC, sg.Nodes[e.Spec.to].PC, e.Spec.arrivals)
+		if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", inv, b.Not(b.And(e.facts...))) {
+			return out
+		}
+		if !check(where+": source takes the paired paths", inv, e.condD, b.Not(e.condS)) {
+			return out
+		}
+		if !check(where+": same faults", inv, e.condD, e.condS, b.Xor(e.faultD, e.faultS)) {
+			return out
+		}
+		live := []ir.Term{inv, e.condD, e.condS, b.Not(e.faultD)}
+		to := pr.Nodes[e.To]
+		if isEnd(dg, to.Key.dst) {
+			if dg.Nodes[to.Key.dst].Kind == ir.NodeHalt {
+				continue // both end abnormally
+			}
+			if !pr.exitObligations(e, live, check) {
+				return out
+			}
+			continue
+		}
+		var defs []ir.Term
+		for _, c := range to.comps {
+			if !c.fresh {
+				defs = append(defs, b.Eq(pr.postValue(e, c), c.term))
+			}
+		}
+		if len(defs) > 0 && !check(where+": definitions at the target node", append(live, b.Not(b.And(defs...)))...) {
+			return out
+		}
+		// Memory form: the post-memories agree outside the node's slots.
+		a := b.Var("obligation.addr", ir.BVSort(64))
+		outside := []ir.Term{}
+		for side := 0; side < 2; side++ {
+			for _, sl := range to.slots[side] {
+				lo := pr.slotAddr(sl)
+				outside = append(outside, b.Not(b.And(b.Ule(lo, a), b.Ult(a, pr.simp.Simplify(b.Add(lo, b.Const(64, uint64(sl.size))))))))
+			}
+		}
+		ms := pr.simp.Simplify(b.Select(e.postS[x86.StateMem], a, 1))
+		md := pr.simp.Simplify(b.Select(e.postD[x86.StateMem], a, 1))
+		if !check(where+": memories agree outside the stack slots", append(append(live, outside...), b.Not(b.Eq(ms, md)))...) {
+			return out
+		}
+	}
+	out.Verdict, out.Reason = Equivalent, ""
+	return out
+}
+
+// exitObligations checks the observables at the return along e.
+func (pr *Product) exitObligations(e *PEdge, live []ir.Term, check func(string, ...ir.Term) bool) bool {
+	b := pr.p.B
+	for _, o := range pr.p.observables(e.postS, e.postD) {
+		if !check("exit: "+o.name, append(live, b.Not(b.Eq(o.src, o.dst)))...) {
+			return false
+		}
+	}
+	a := b.Var("obligation.addr", ir.BVSort(64))
+	rsp := pr.rsp0
+	inStack := b.And(b.Ule(b.Sub(rsp, b.Const(64, StackLimit)), a), b.Ult(a, b.Add(rsp, b.Const(64, 8))))
+	strip := pr.p.stackStoreStripper(rsp)
+	ms := pr.simp.Simplify(b.Select(strip(e.postS[x86.StateMem]), a, 1))
+	md := pr.simp.Simplify(b.Select(strip(e.postD[x86.StateMem]), a, 1))
+	return check("exit: memory outside the stack", append(live, b.Not(inStack), b.Not(b.Eq(ms, md)))...)
+}

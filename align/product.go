@@ -1,0 +1,482 @@
+package align
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"eqc/ir"
+	"eqc/learn"
+	"eqc/x86"
+)
+
+// The product program: nodes pair a source anchor with a target anchor,
+// edges pair a target path set between anchors with a source path set.
+//
+// The state at a product node is written in the node's own variables,
+// except at the entry, where both sides are the shared entry state. A
+// component that every observed run shows equal to an entry value plus a
+// constant (a frame pointer, a saved register, a preserved callee-saved
+// register) is defined as that term instead, which keeps stack addresses
+// syntactic so that the simplifier resolves stack loads; the definition is
+// a proof obligation on every edge into the node.
+//
+// Memory at a product node is one array M, shared by both sides, overlaid
+// with each side's stack slots (ranges below the entry rsp it stores to):
+// src memory = M[src slots := their values], dst memory = M[dst slots :=
+// theirs]. The two memories therefore agree everywhere outside the slots by
+// construction, and an edge preserves that form exactly when its two
+// post-memories agree outside the target node's slots, which one query with
+// a fresh address decides — no quantifiers.
+
+// Product is a product program under construction or proof.
+type Product struct {
+	p     *Pair
+	Nodes []*PNode
+	Edges []*PEdge
+	index map[nodeKey]int
+	simp  *ir.Simplifier
+	rsp0  ir.Term
+	live  [2]map[ir.NodeID]map[int]bool // per side, per anchor
+}
+
+// PNode is a product node.
+type PNode struct {
+	ID    int
+	Key   nodeKey
+	comps []comp
+	live  [2]map[int]bool // live components of each side
+	// Src and Dst are the two states at the node, one term per state
+	// component.
+	Src, Dst   []ir.Term
+	slots      [2][]slot
+	mem        ir.Term // the shared memory variable; NoTerm at the entry
+	Candidates []learn.Candidate
+	Invariants []ir.Term        // the candidates Houdini kept
+	samples    []sample         // the aligned states seen at the node
+	varComp    map[ir.Term]comp // the node's fresh variables
+}
+
+// comp is one component of one side's state at a product node: a register
+// or flag (state >= 0) or a stack slot (state < 0).
+type comp struct {
+	side  int // 0 src, 1 dst
+	state int
+	slot  slot
+	term  ir.Term // a fresh variable, or the definition
+	fresh bool
+	dead  bool // not live at the node: fresh, never learned about
+}
+
+// PEdge is a product edge.
+type PEdge struct {
+	From, To   int
+	DstTo      ir.NodeID
+	Spec       srcSpec
+	Infeasible bool // no source side: the target edge must be impossible here
+	dst, src   *ir.Edge
+	// The edge over the from-node's state.
+	condD, faultD, condS, faultS ir.Term
+	postD, postS                 []ir.Term
+	// facts are the disjointness assumptions the stack splitter made in
+	// the terms above; they must follow from the from-node's invariants.
+	facts []ir.Term
+}
+
+func (pr *Product) sideTFG(side int) *ir.TFG {
+	if side == 0 {
+		return pr.p.Src.TFG
+	}
+	return pr.p.Dst.TFG
+}
+
+// slotAddr is the address of a slot: the entry rsp plus its offset.
+func (pr *Product) slotAddr(s slot) ir.Term {
+	return pr.simp.Simplify(pr.p.B.Add(pr.rsp0, pr.p.B.Const(64, uint64(s.off))))
+}
+
+// sample is one aligned pair of states at a product node.
+type sample struct {
+	cr   *coRun
+	s, d []ir.Value
+}
+
+func (sm sample) state(side int) []ir.Value {
+	if side == 0 {
+		return sm.s
+	}
+	return sm.d
+}
+
+// entryValue is the value in sm's co-execution of an entry-state term: a
+// src state variable or a global's address.
+func (pr *Product) entryValue(sm sample, t ir.Term) uint64 {
+	if i := pr.p.Src.TFG.StateIndexOf(t); i >= 0 {
+		return sm.cr.entry[i].BV().Uint64()
+	}
+	v, _ := sm.cr.env.VarValue(pr.p.B, t)
+	return v.BV().Uint64()
+}
+
+// compValue is comp c's value in sm (slots of up to 8 bytes).
+func (pr *Product) compValue(sm sample, c comp) ir.Value {
+	st := sm.state(c.side)
+	if c.state >= 0 {
+		return st[c.state]
+	}
+	return ir.BVValue(ir.NewBV(uint32(8*c.slot.size), readSlot(st[x86.StateMem].Mem(), sm.cr.rsp0, c.slot)))
+}
+
+// entryTerms are the entry-state terms definitions and invariants may use:
+// the entry rsp, the argument and callee-saved registers, the globals.
+func (pr *Product) entryTerms() []ir.Term {
+	p := pr.p
+	out := []ir.Term{pr.rsp0}
+	for _, r := range []int{x86.RDI, x86.RSI, x86.RDX, x86.RCX, 8, 9, x86.RBX, x86.RBP, 12, 13, 14, 15, x86.RAX} {
+		out = append(out, p.srcVar(x86.StateGPR0+r))
+	}
+	return append(out, p.globalVars()...)
+}
+
+// newEntryNode is the product node of the two entries.
+func (pr *Product) newEntryNode() *PNode {
+	p := pr.p
+	n := &PNode{ID: len(pr.Nodes), Key: nodeKey{p.Src.TFG.Entry, p.Dst.TFG.Entry}, mem: ir.NoTerm}
+	for i := range p.Src.TFG.State {
+		n.Src = append(n.Src, p.srcVar(i))
+		n.Dst = append(n.Dst, p.srcVar(i))
+	}
+	pr.add(n)
+	return n
+}
+
+func (pr *Product) add(n *PNode) {
+	pr.Nodes = append(pr.Nodes, n)
+	pr.index[n.Key] = n.ID
+}
+
+// newNode builds the product node key from the aligned samples at it.
+func (pr *Product) newNode(key nodeKey, samples []sample, slots [2][]slot) *PNode {
+	p, b := pr.p, pr.p.B
+	n := &PNode{ID: len(pr.Nodes), Key: key, slots: slots, live: [2]map[int]bool{pr.live[0][key.src], pr.live[1][key.dst]}}
+	prefix := [2]string{fmt.Sprintf("n%d.src.", n.ID), fmt.Sprintf("n%d.dst.", n.ID)}
+	entries := pr.entryTerms()
+	for side := 0; side < 2; side++ {
+		g := pr.sideTFG(side)
+		for i, sv := range g.State {
+			if i == x86.StateMem {
+				continue
+			}
+			c := comp{side: side, state: i}
+			if !n.live[side][i] {
+				c.term, c.fresh, c.dead = b.Var(prefix[side]+sv.Name, b.Sort(sv.Var)), true, true
+				n.comps = append(n.comps, c)
+				continue
+			}
+			pr.define(&c, samples, entries, prefix[side]+sv.Name, b.Sort(sv.Var))
+			n.comps = append(n.comps, c)
+		}
+		for _, s := range slots[side] {
+			c := comp{side: side, state: -1, slot: s}
+			pr.define(&c, samples, entries, prefix[side]+s.String(), ir.BVSort(uint32(8*s.size)))
+			n.comps = append(n.comps, c)
+		}
+	}
+	n.mem = b.Var(fmt.Sprintf("n%d.mem", n.ID), ir.MemSort)
+	n.samples = samples
+	n.varComp = map[ir.Term]comp{}
+	for _, c := range n.comps {
+		if c.fresh {
+			n.varComp[c.term] = c
+		}
+	}
+	n.Src = make([]ir.Term, x86.StateLen)
+	n.Dst = make([]ir.Term, x86.StateLen)
+	mems := [2]ir.Term{n.mem, n.mem}
+	for _, c := range n.comps {
+		st := &n.Src
+		if c.side == 1 {
+			st = &n.Dst
+		}
+		if c.state >= 0 {
+			(*st)[c.state] = c.term
+			continue
+		}
+		mems[c.side] = b.Store(mems[c.side], pr.slotAddr(c.slot), uint32(c.slot.size), c.term)
+	}
+	n.Src[x86.StateMem], n.Dst[x86.StateMem] = mems[0], mems[1]
+	_ = p
+	pr.add(n)
+	return n
+}
+
+// define makes c a definition over the entry state when every sample
+// agrees with one (a constant; the same component at the entry; an entry
+// term plus a constant), and a fresh variable otherwise.
+func (pr *Product) define(c *comp, samples []sample, entries []ir.Term, name string, so ir.Sort) {
+	b := pr.p.B
+	c.fresh = true
+	c.term = b.Var(name, so)
+	if len(samples) == 0 || (c.state < 0 && c.slot.size > 8) {
+		return
+	}
+	vals := make([]ir.Value, len(samples))
+	for k, sm := range samples {
+		vals[k] = pr.compValue(sm, *c)
+	}
+	if c.state >= 0 {
+		// The same component as at the entry.
+		same := true
+		for k, sm := range samples {
+			if !vals[k].Equal(sm.cr.entry[c.state]) {
+				same = false
+				break
+			}
+		}
+		if same {
+			c.term, c.fresh = pr.p.srcVar(c.state), false
+			return
+		}
+	}
+	if !so.IsBV() || so.Width > 64 {
+		return
+	}
+	w := so.Width
+	first := vals[0].BV().Uint64()
+	constant := true
+	for _, v := range vals {
+		if v.BV().Uint64() != first {
+			constant = false
+			break
+		}
+	}
+	if constant && runsOf(samples) > 1 {
+		c.term, c.fresh = b.Const(w, first), false
+		return
+	}
+	if w != 64 {
+		return
+	}
+	for _, e := range entries {
+		d := vals[0].BV().Uint64() - pr.entryValue(samples[0], e)
+		ok := true
+		for k, sm := range samples {
+			if vals[k].BV().Uint64()-pr.entryValue(sm, e) != d {
+				ok = false
+				break
+			}
+		}
+		if ok && runsOf(samples) > 1 {
+			c.term = pr.simp.Simplify(b.Add(e, b.Const(64, d)))
+			c.fresh = false
+			return
+		}
+	}
+}
+
+// runsOf counts the co-executions samples come from.
+func runsOf(samples []sample) int {
+	seen := map[*coRun]bool{}
+	for _, s := range samples {
+		seen[s.cr] = true
+	}
+	return len(seen)
+}
+
+// learnCandidates learns candidate invariants of node n from its samples:
+// columns are the entry terms and the node's fresh variables (xmm
+// registers by 32-bit lanes), the target's last.
+func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
+	b := pr.p.B
+	var vars []learn.Var
+	var value []func(sample) uint64
+	for _, e := range pr.entryTerms() {
+		e := e
+		vars = append(vars, learn.Var{Name: b.VarName(e), Term: e})
+		value = append(value, func(sm sample) uint64 { return pr.entryValue(sm, e) })
+	}
+	for side := 0; side < 2; side++ {
+		for _, c := range n.comps {
+			if c.side != side || !c.fresh || c.dead {
+				continue
+			}
+			c := c
+			so := b.Sort(c.term)
+			switch {
+			case !so.IsBV():
+			case so.Width <= 64:
+				vars = append(vars, learn.Var{Name: b.VarName(c.term), Term: c.term})
+				value = append(value, func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() })
+			case so.Width == 128 && c.state >= x86.StateXMM0 && c.state < x86.StateXMM0+16:
+				for lane := uint32(0); lane < 4; lane++ {
+					lane := lane
+					vars = append(vars, learn.Var{Name: fmt.Sprintf("%s[%d]", b.VarName(c.term), lane), Term: b.Extract(c.term, 32*lane+31, 32*lane)})
+					value = append(value, func(sm sample) uint64 {
+						return pr.compValue(sm, c).BV().Extract(32*lane+31, 32*lane).Uint64()
+					})
+				}
+			}
+		}
+	}
+	states := make([]learn.State, len(samples))
+	for k, sm := range samples {
+		vals := make([]uint64, len(vars))
+		for i := range vars {
+			vals[i] = value[i](sm)
+		}
+		states[k] = learn.State{Vals: vals}
+	}
+	cands, err := learn.Learn(b, &learn.Schema{Vars: vars}, states, learn.Options{Kinds: learn.Kinds(learn.Equality, learn.Congruence, learn.Bound, learn.Order)})
+	if err != nil {
+		return err
+	}
+	fresh := map[ir.Term]bool{}
+	for _, c := range n.comps {
+		if c.fresh {
+			fresh[c.term] = true
+		}
+	}
+	for _, c := range cands {
+		// Facts about the entry state alone are not the node's business.
+		mentions := false
+		for _, t := range b.PostOrder(c.Term) {
+			if fresh[t] {
+				mentions = true
+				break
+			}
+		}
+		if mentions {
+			n.Candidates = append(n.Candidates, c)
+		}
+	}
+	return nil
+}
+
+// buildEdge computes e's two path sets over the from-node's state.
+func (pr *Product) buildEdge(e *PEdge) {
+	p := pr.p
+	from := pr.Nodes[e.From]
+	dg, sg := p.Dst.TFG, p.Src.TFG
+	da := anchorSet(dg)
+	e.dst = dg.PathSet(from.Key.dst, e.DstTo, ir.PathOptions{Mu: 1, Through: func(v ir.NodeID) bool { return !da[v] }})
+	subD := pr.stateSubst(dg, from.Dst)
+	e.condD = pr.simp.Simplify(subD.Apply(e.dst.Cond))
+	e.faultD = pr.simp.Simplify(subD.Apply(e.dst.Fault))
+	e.postD = simplifyAll(pr.simp, subD.ApplyAll(e.dst.Transfer))
+	if e.Infeasible {
+		pr.split(e)
+		return
+	}
+	e.src = sg.PathSet(from.Key.src, e.Spec.to, ir.PathOptions{Mu: e.Spec.mu, Arrivals: e.Spec.arrivals})
+	if e.src == nil {
+		e.Infeasible = true
+		pr.split(e)
+		return
+	}
+	subS := pr.stateSubst(sg, from.Src)
+	e.condS = pr.simp.Simplify(subS.Apply(e.src.Cond))
+	e.faultS = pr.simp.Simplify(subS.Apply(e.src.Fault))
+	e.postS = simplifyAll(pr.simp, subS.ApplyAll(e.src.Transfer))
+	pr.split(e)
+	if facts := pr.canonicalize(e); len(facts) > 0 {
+		more := e.facts
+		pr.split(e)
+		e.facts = append(append(e.facts, more...), facts...)
+	}
+}
+
+// split passes stack-slot reads over stores through computed addresses in
+// all of e's terms, recording the facts that makes the edge depend on.
+func (pr *Product) split(e *PEdge) {
+	sp := newStackSplitter(pr.p.B, pr.simp, pr.rsp0)
+	e.condD, e.faultD = sp.apply(e.condD), sp.apply(e.faultD)
+	for i := range e.postD {
+		e.postD[i] = sp.apply(e.postD[i])
+	}
+	if !e.Infeasible {
+		e.condS, e.faultS = sp.apply(e.condS), sp.apply(e.faultS)
+		for i := range e.postS {
+			e.postS[i] = sp.apply(e.postS[i])
+		}
+	}
+	e.facts = sp.factTerms()
+}
+
+func simplifyAll(s *ir.Simplifier, ts []ir.Term) []ir.Term {
+	out := make([]ir.Term, len(ts))
+	for i, t := range ts {
+		out[i] = s.Simplify(t)
+	}
+	return out
+}
+
+// stateSubst replaces g's state variables by a node's state terms.
+func (pr *Product) stateSubst(g *ir.TFG, st []ir.Term) *ir.Substituter {
+	m := make(map[ir.Term]ir.Term, len(st))
+	for i, sv := range g.State {
+		if sv.Var != st[i] {
+			m[sv.Var] = st[i]
+		}
+	}
+	return ir.NewSubstituter(pr.p.B, m)
+}
+
+// postValue is what comp c of the edge's target node holds after e.
+func (pr *Product) postValue(e *PEdge, c comp) ir.Term {
+	post := e.postS
+	if c.side == 1 {
+		post = e.postD
+	}
+	if c.state >= 0 {
+		return post[c.state]
+	}
+	return pr.simp.Simplify(pr.p.B.Select(post[x86.StateMem], pr.slotAddr(c.slot), uint32(c.slot.size)))
+}
+
+// postSubst maps the target node's fresh variables to their values after e.
+func (pr *Product) postSubst(e *PEdge) *ir.Substituter {
+	to := pr.Nodes[e.To]
+	m := map[ir.Term]ir.Term{}
+	for _, c := range to.comps {
+		if c.fresh {
+			m[c.term] = pr.postValue(e, c)
+		}
+	}
+	return ir.NewSubstituter(pr.p.B, m)
+}
+
+// String prints the product program, for proofs and debugging.
+func (pr *Product) String() string {
+	var sb strings.Builder
+	sg, dg := pr.p.Src.TFG, pr.p.Dst.TFG
+	for _, n := range pr.Nodes {
+		fmt.Fprintf(&sb, "node n%d: src %#x %s, dst %#x %s\n", n.ID, sg.Nodes[n.Key.src].PC, sg.Nodes[n.Key.src].Kind, dg.Nodes[n.Key.dst].PC, dg.Nodes[n.Key.dst].Kind)
+		var defs []string
+		for _, c := range n.comps {
+			if !c.fresh && c.term != ir.NoTerm && n.mem != ir.NoTerm {
+				name := ""
+				if c.state >= 0 {
+					name = pr.sideTFG(c.side).State[c.state].Name
+				} else {
+					name = c.slot.String()
+				}
+				defs = append(defs, fmt.Sprintf("%s.%s = %s", [2]string{"src", "dst"}[c.side], name, pr.p.B.Short(c.term)))
+			}
+		}
+		sort.Strings(defs)
+		for _, d := range defs {
+			fmt.Fprintf(&sb, "  def %s\n", d)
+		}
+		for _, inv := range n.Invariants {
+			fmt.Fprintf(&sb, "  inv %s\n", pr.p.B.Short(inv))
+		}
+	}
+	for _, e := range pr.Edges {
+		if e.Infeasible {
+			fmt.Fprintf(&sb, "edge n%d → dst %#x: infeasible\n", e.From, dg.Nodes[e.DstTo].PC)
+			continue
+		}
+		fmt.Fprintf(&sb, "edge n%d → n%d: dst to %#x; src to %#x, arrival %d, ≤%d loop passes\n", e.From, e.To, dg.Nodes[e.DstTo].PC, sg.Nodes[e.Spec.to].PC, e.Spec.arrivals, e.Spec.mu)
+	}
+	return sb.String()
+}
