@@ -9,6 +9,7 @@ import (
 
 	"eqc/prove"
 	"eqc/tracer"
+	"eqc/x86"
 )
 
 // Verdicts, as DESIGN.md defines them.
@@ -29,6 +30,11 @@ type Request struct {
 	// since otherwise its input might trigger UB the model would exclude.
 	UB      string
 	Timeout time.Duration
+	// Context are more ELF files whose DWARF describes the globals the
+	// pair names (their sizes and declared alignment): typically the
+	// object that defines them. Facts are taken from them as from SRC and
+	// DST, and listed among the proof's assumptions.
+	Context []string
 }
 
 // Result is one check's answer: the fields of `eqc check --json`.
@@ -68,6 +74,13 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	p, err := LoadPair(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
 	if err != nil {
 		return res, err
+	}
+	for _, path := range req.Context {
+		f, err := x86.Open(path)
+		if err != nil {
+			return res, err
+		}
+		p.Context = append(p.Context, f)
 	}
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc

@@ -38,14 +38,14 @@ func (c goldenCase) key() string {
 }
 
 // writeMutants writes mutant_F.c into dir for every line of
-// testdata/loopfree/mutants.txt, and returns the functions.
-func writeMutants(t *testing.T, dir string) []string {
+// testdata/mutants.txt, and returns the functions.
+func writeMutants(t *testing.T, testdata, dir string) []string {
 	t.Helper()
-	base, err := os.ReadFile("testdata/loopfree/base.c")
+	base, err := os.ReadFile(filepath.Join(testdata, "base.c"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := os.ReadFile("testdata/loopfree/mutants.txt")
+	spec, err := os.ReadFile(filepath.Join(testdata, "mutants.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,12 +70,12 @@ func writeMutants(t *testing.T, dir string) []string {
 // compileAll compiles base.c and the mutants with both compilers at the
 // levels used, through package bench so the flags are the suite's. It
 // returns the objects by "compiler level file" and the mutated functions.
-func compileAll(t *testing.T) (map[string]string, []string) {
+func compileAll(t *testing.T, testdata string, baseLevels []string) (map[string]string, []string) {
 	t.Helper()
 	ctx := context.Background()
 	srcDir := t.TempDir()
-	base, _ := filepath.Abs("testdata/loopfree/base.c")
-	mutated := writeMutants(t, srcDir)
+	base, _ := filepath.Abs(filepath.Join(testdata, "base.c"))
+	mutated := writeMutants(t, testdata, srcDir)
 	srcs := []string{base}
 	for _, fn := range mutated {
 		srcs = append(srcs, filepath.Join(srcDir, "mutant_"+fn+".c"))
@@ -93,7 +93,7 @@ func compileAll(t *testing.T) (map[string]string, []string) {
 		for _, src := range srcs {
 			levels := []string{"O3"}
 			if src == base {
-				levels = []string{"O0", "O1", "O3"}
+				levels = baseLevels
 			}
 			for _, lvl := range levels {
 				opt, err := bench.ParseOpt(lvl, nil)
@@ -124,7 +124,7 @@ func compileAll(t *testing.T) (map[string]string, []string) {
 }
 
 func TestGoldenLoopFree(t *testing.T) {
-	objs, mutated := compileAll(t)
+	objs, mutated := compileAll(t, "testdata/loopfree", []string{"O0", "O1", "O3"})
 	s, _, err := prove.New(prove.Options{CacheSize: 1024})
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,13 @@ type Pair struct {
 	B        *ir.Builder
 	Src, Dst Side
 	Entry    map[ir.Term]ir.Term
+	// Context are more files whose DWARF describes the pair's globals.
+	Context []*x86.File
+}
+
+// dwarfFiles are the files whose DWARF globals facts come from.
+func (p *Pair) dwarfFiles() []*x86.File {
+	return append([]*x86.File{p.Src.File, p.Dst.File}, p.Context...)
 }
 
 // Prefixes of the two sides' state variables.
@@ -79,7 +86,7 @@ func (p *Pair) globalSize(name string) uint64 {
 		return 0
 	}
 	sym := strings.TrimPrefix(name, "&")
-	for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
+	for _, f := range p.dwarfFiles() {
 		if g, ok := f.Globals[sym]; ok && g.Type.Size > 0 {
 			return uint64(g.Type.Size)
 		}
@@ -103,7 +110,7 @@ func (p *Pair) globalAlign(name string) (int64, string) {
 	}
 	var al int64
 	why := ""
-	for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
+	for _, f := range p.dwarfFiles() {
 		g, ok := f.Globals[sym]
 		if !ok {
 			continue

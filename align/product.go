@@ -295,6 +295,24 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 		vars = append(vars, learn.Var{Name: b.VarName(e), Term: e})
 		value = append(value, func(sm sample) uint64 { return pr.entryValue(sm, e) })
 	}
+	// Scalar globals as they are in the node's shared memory (a loop may
+	// keep one in a register: s000's val, broadcast into xmm1).
+	for _, g := range pr.p.globalVars() {
+		size := pr.p.globalSize(b.VarName(g))
+		if size == 0 || size > 8 || size&(size-1) != 0 {
+			continue
+		}
+		g := g
+		vars = append(vars, learn.Var{Name: "*" + b.VarName(g), Term: b.Select(n.mem, g, uint32(size))})
+		value = append(value, func(sm sample) uint64 {
+			a := pr.entryValue(sm, g)
+			var v uint64
+			for i, x := range sm.s[x86.StateMem].Mem().Read(a, int(size)) {
+				v |= uint64(x) << (8 * i)
+			}
+			return v
+		})
+	}
 	for side := 0; side < 2; side++ {
 		for _, c := range n.comps {
 			if c.side != side || !c.fresh || c.dead {
@@ -336,6 +354,7 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 			fresh[c.term] = true
 		}
 	}
+	fresh[n.mem] = true
 	for _, c := range cands {
 		// Facts about the entry state alone are not the node's business.
 		mentions := false
@@ -441,6 +460,11 @@ func (pr *Product) postSubst(e *PEdge) *ir.Substituter {
 		if c.fresh {
 			m[c.term] = pr.postValue(e, c)
 		}
+	}
+	if to.mem != ir.NoTerm {
+		// Candidates read the shared memory only outside the stack
+		// (globals), where it is the source's memory after the edge.
+		m[to.mem] = e.postS[x86.StateMem]
 	}
 	return ir.NewSubstituter(pr.p.B, m)
 }

@@ -26,6 +26,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "print one JSON object per function (JSON Lines)")
 	var funcs funcList
 	fs.Var(&funcs, "func", "check this function (repeatable; default: every function in both files)")
+	var contexts funcList
+	fs.Var(&contexts, "context", "an object whose DWARF describes globals the pair uses (sizes, alignment), e.g. the file defining them (repeatable)")
 	srcFunc := fs.String("src-func", "", "the source function, compared with --dst-func")
 	dstFunc := fs.String("dst-func", "", "the target function, compared with --src-func")
 	engine := fs.String("engine", "auto", "static, data or auto")
@@ -34,7 +36,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	proofDir := fs.String("proof", "", "write proof files here (not built yet)")
 	solvers := fs.String("solver", "z3", "comma-separated SMT backends to race: z3, z3-process, cvc5, boolector")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eqc check [--json] [--func NAME]... [--src-func NAME --dst-func NAME] [--engine static|data|auto] [--ub LIST] [--timeout DURATION] [--proof DIR] SRC DST\n")
+		fmt.Fprintf(stderr, "usage: eqc check [--json] [--func NAME]... [--src-func NAME --dst-func NAME] [--engine static|data|auto] [--ub LIST] [--timeout DURATION] [--proof DIR] [--context FILE]... SRC DST\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -111,7 +113,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, pr := range pairs {
 		res, err := align.Check(context.Background(), align.Request{
-			SrcPath: srcPath, SrcFunc: pr.src, DstPath: dstPath, DstFunc: pr.dst, UB: *ubModel, Timeout: *timeout}, s)
+			SrcPath: srcPath, SrcFunc: pr.src, DstPath: dstPath, DstFunc: pr.dst, UB: *ubModel, Timeout: *timeout, Context: contexts}, s)
 		if err != nil {
 			fmt.Fprintf(stderr, "eqc check: %v\n", err)
 			worse(exitBadInput)
