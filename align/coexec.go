@@ -66,30 +66,12 @@ func (e *hashEnv) hash(s string, xs ...uint64) uint64 {
 	return v ^ v>>32
 }
 
-func hashValue(so ir.Sort, h uint64) ir.Value {
-	switch so.Kind {
-	case ir.KindBool:
-		return ir.BoolValue(h&1 == 1)
-	case ir.KindMem:
-		return ir.MemValue(ir.NewMem(byte(h)))
-	}
-	if so.Width <= 64 {
-		return ir.BVValue(ir.NewBV(so.Width, h))
-	}
-	x := ir.NewBV(64, h)
-	for x.Width() < so.Width {
-		h = h*0x9E3779B97F4A7C15 + 1
-		x = ir.NewBV(64, h).Concat(x)
-	}
-	return ir.BVValue(x.Extract(so.Width-1, 0))
-}
-
 func (e *hashEnv) VarValue(b *ir.Builder, t ir.Term) (ir.Value, bool) {
 	name := b.VarName(t)
 	if a, ok := e.globals[name]; ok {
 		return ir.BVValue(ir.NewBV(64, a)), true
 	}
-	return hashValue(b.Sort(t), e.hash(name)), true
+	return ir.ValueFromHash(b.Sort(t), e.hash(name)), true
 }
 
 func (e *hashEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
@@ -102,7 +84,7 @@ func (e *hashEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 			xs = append(xs, a.BV().Uint64())
 		}
 	}
-	return hashValue(f.Result, e.hash(f.Name, xs...)), true
+	return ir.ValueFromHash(f.Result, e.hash(f.Name, xs...)), true
 }
 
 // randomizedBytes is how much of each global a co-execution fills with

@@ -352,3 +352,26 @@ func (m *Mem) String() string {
 	sb.WriteString("}")
 	return sb.String()
 }
+
+// ValueFromHash spreads the 64-bit hash h into a value of sort so: a Bool
+// from its low bit, a memory whose every byte is h's low byte, a
+// bit-vector from h (repeated through a multiplicative step above 64
+// bits). Environments that give every name a reproducible pseudo-random
+// value use it.
+func ValueFromHash(so Sort, h uint64) Value {
+	switch so.Kind {
+	case KindBool:
+		return BoolValue(h&1 == 1)
+	case KindMem:
+		return MemValue(NewMem(byte(h)))
+	}
+	if so.Width <= 64 {
+		return BVValue(NewBV(so.Width, h))
+	}
+	x := NewBV(64, h)
+	for x.Width() < so.Width {
+		h = h*0x9E3779B97F4A7C15 + 1
+		x = NewBV(64, h).Concat(x)
+	}
+	return BVValue(x.Extract(so.Width-1, 0))
+}

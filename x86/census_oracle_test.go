@@ -33,7 +33,7 @@ func (e *oracleEnv) VarValue(b *ir.Builder, t ir.Term) (ir.Value, bool) {
 		}
 		return ir.BVValue(ir.NewBV(64, addr)), true
 	}
-	return randomValue(b.Sort(t), 0), true
+	return ir.ValueFromHash(b.Sort(t), 0), true
 }
 
 func (e *oracleEnv) ApplyFunc(*ir.Func, []ir.Value) (ir.Value, bool) { return ir.Value{}, false }

@@ -54,26 +54,8 @@ func (e *randomEnv) hash(s string, extra ...uint64) uint64 {
 	return h.Sum64()
 }
 
-func randomValue(so ir.Sort, h uint64) ir.Value {
-	switch so.Kind {
-	case ir.KindBool:
-		return ir.BoolValue(h&1 == 1)
-	case ir.KindMem:
-		return ir.MemValue(ir.NewMem(byte(h)))
-	}
-	if so.Width <= 64 {
-		return ir.BVValue(ir.NewBV(so.Width, h))
-	}
-	x := ir.NewBV(64, h)
-	for x.Width() < so.Width {
-		h = h*0x9E3779B97F4A7C15 + 1
-		x = ir.NewBV(64, h).Concat(x)
-	}
-	return ir.BVValue(x.Extract(so.Width-1, 0))
-}
-
 func (e *randomEnv) VarValue(b *ir.Builder, t ir.Term) (ir.Value, bool) {
-	return randomValue(b.Sort(t), e.hash(b.VarName(t))), true
+	return ir.ValueFromHash(b.Sort(t), e.hash(b.VarName(t))), true
 }
 
 func (e *randomEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
@@ -86,14 +68,14 @@ func (e *randomEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 			xs = append(xs, a.BV().Uint64())
 		}
 	}
-	return randomValue(f.Result, e.hash(f.Name, xs...)), true
+	return ir.ValueFromHash(f.Result, e.hash(f.Name, xs...)), true
 }
 
 func randomState(g *ir.TFG, seed uint64) []ir.Value {
 	env := &randomEnv{seed: seed}
 	st := make([]ir.Value, len(g.State))
 	for i, v := range g.State {
-		st[i] = randomValue(g.B.Sort(v.Var), env.hash("state:"+v.Name))
+		st[i] = ir.ValueFromHash(g.B.Sort(v.Var), env.hash("state:"+v.Name))
 	}
 	return st
 }
