@@ -8,11 +8,16 @@ import (
 
 // Coverage is the block coverage of one function by a set of vectors: the
 // fraction of its counted blocks (Target.CountedBlocks: reachable, not a
-// trap) that at least one vector reached.
+// trap) that at least one vector reached, among those not proved dead.
 type Coverage struct {
 	Function string
 	Blocks   []int // counted blocks (indices in the CFG), ascending
 	Hits     []int // Hits[i]: how many vectors reached Blocks[i]
+	// Dead are counted blocks that no vector reached and that ProveDead
+	// proved no execution reaches (see deadblocks.go), ascending; empty
+	// until ProveMissedDead runs. They stay in Blocks but leave the
+	// denominator of Fraction.
+	Dead []int
 }
 
 // Covered is the number of counted blocks reached.
@@ -26,15 +31,38 @@ func (c *Coverage) Covered() int {
 	return n
 }
 
-// Fraction is Covered / len(Blocks), 1 for a function without blocks.
+// Live is the number of counted blocks not proved dead: len(Blocks) less
+// the Dead blocks (which no vector reached).
+func (c *Coverage) Live() int {
+	n := len(c.Blocks)
+	for _, b := range c.Dead {
+		if i := sort.SearchInts(c.Blocks, b); i < len(c.Blocks) && c.Blocks[i] == b && c.Hits[i] == 0 {
+			n--
+		}
+	}
+	return n
+}
+
+// Fraction is Covered / Live: the coverage of the blocks not proved dead,
+// 1 when there are none.
 func (c *Coverage) Fraction() float64 {
+	live := c.Live()
+	if live == 0 {
+		return 1
+	}
+	return float64(c.Covered()) / float64(live)
+}
+
+// FractionAll is Covered / len(Blocks), dead blocks counted as missed (the
+// coverage before ProveMissedDead), 1 for a function without blocks.
+func (c *Coverage) FractionAll() float64 {
 	if len(c.Blocks) == 0 {
 		return 1
 	}
 	return float64(c.Covered()) / float64(len(c.Blocks))
 }
 
-// Missed lists the counted blocks no vector reached.
+// Missed lists the counted blocks no vector reached, dead ones included.
 func (c *Coverage) Missed() []int {
 	var out []int
 	for i, h := range c.Hits {
@@ -43,6 +71,21 @@ func (c *Coverage) Missed() []int {
 		}
 	}
 	return out
+}
+
+// ProveMissedDead runs ProveDead on the blocks of t that no vector reached
+// and records those proved dead in c.Dead. A block some vector reached is
+// never asked about, so it can never be subtracted from the denominator.
+func (c *Coverage) ProveMissedDead(ctx context.Context, t *Target, opts DeadOptions) (*DeadReport, error) {
+	missed := c.Missed()
+	if len(missed) == 0 {
+		return &DeadReport{}, nil
+	}
+	rep, err := ProveDead(ctx, t.File, t.CFG, missed, opts)
+	if rep != nil {
+		c.Dead = append([]int(nil), rep.Dead...)
+	}
+	return rep, err
 }
 
 // add counts one vector's hits (block indices).

@@ -1,7 +1,9 @@
 // Package tracer runs harvested functions natively, under ptrace, on test
 // vectors; records machine states at block heads (breakpoint mode) or before
 // and after every instruction (single-step mode, for the per-instruction
-// semantics cross-check); and keeps the untrusted code in a sandbox.
+// semantics cross-check); keeps the untrusted code in a sandbox; and
+// proves with an SMT solver which unreached blocks no execution can reach,
+// so that block coverage leaves them out.
 //
 // # Link step
 //
@@ -136,11 +138,29 @@
 // only if all of them return; faults, timeouts and other endings are
 // counted and discarded.
 //
-// # Block coverage (coverage.go)
+// # Block coverage and dead blocks (coverage.go, deadblocks.go)
 //
 // Coverage counts the blocks of the CFG reachable from the entry, except
 // blocks starting with a trap (ud2, int3, hlt); a block is covered when a
-// kept vector reached its head (a one-shot breakpoint).
+// kept vector reached its head (a one-shot breakpoint). Block coverage is
+// covered / live blocks, where the live blocks are the counted ones less
+// those proved dead: Coverage.ProveMissedDead asks ProveDead
+// (deadblocks.go) about every counted block no vector reached, and a block
+// leaves the denominator only when an SMT solver proved that no execution
+// from the entry reaches it, in any initial state (nothing assumed about
+// the caller, not even the SysV ABI) and whatever the callees return or
+// write. The proof lifts the function to a TFG, cuts it at the targets of
+// retreating edges, keeps an invariant at each cut point (candidates
+// "component = its value on first arrival, over a ghost copy of the entry
+// state", the conditions of that arrival, and "unreachable"; pruned by a
+// Houdini fixpoint until inductive) and asks, for every path segment from
+// the entry or a cut point to the block, whether its condition is
+// satisfiable under the invariant; all must be unsat. Unsupported code
+// (an indirect jump, an instruction not lifted), a solver unknown or a
+// timeout proves nothing. Blocks some vector reached are never asked
+// about, so they are never subtracted. Coverage.FractionAll keeps the old
+// rule (covered / counted blocks); eqc trace prints both (block_coverage,
+// block_coverage_all) and lists dead_blocks, a subset of missed_blocks.
 //
 // # Semantics cross-check (crosscheck.go)
 //

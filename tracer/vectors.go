@@ -74,12 +74,13 @@ type VectorSet struct {
 	Rounds    int // mutation rounds
 }
 
-// CoverageFraction is the coverage over all targets' counted blocks together.
+// CoverageFraction is the coverage over all targets' counted blocks
+// together, those proved dead (Coverage.Dead) left out.
 func (s *VectorSet) CoverageFraction() float64 {
 	hit, all := 0, 0
 	for i := range s.Coverage {
 		hit += s.Coverage[i].Covered()
-		all += len(s.Coverage[i].Blocks)
+		all += s.Coverage[i].Live()
 	}
 	if all == 0 {
 		return 1

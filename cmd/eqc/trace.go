@@ -11,7 +11,9 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"time"
 
+	"eqc/prove"
 	"eqc/tracer"
 	"eqc/x86"
 )
@@ -23,13 +25,17 @@ type traceRow struct {
 	Function            string         `json:"function"`
 	Vectors             int            `json:"vectors"`
 	Faults              int            `json:"faults"`
-	BlockCoverage       float64        `json:"block_coverage"`
+	BlockCoverage       float64        `json:"block_coverage"` // covered / live blocks (dead ones left out)
 	InstructionsChecked int            `json:"instructions_checked"`
 	SemanticsMismatches int            `json:"semantics_mismatches"`
 	Mismatches          []mismatchJSON `json:"mismatches"`
-	Blocks              int            `json:"blocks"`
+	Blocks              int            `json:"blocks"` // counted blocks, dead ones included
 	BlocksCovered       int            `json:"blocks_covered"`
-	MissedBlocks        []string       `json:"missed_blocks"` // start addresses (as in the object) of blocks never reached
+	BlocksLive          int            `json:"blocks_live"`             // blocks less dead_blocks: block_coverage's denominator
+	BlockCoverageAll    float64        `json:"block_coverage_all"`      // blocks_covered / blocks: dead blocks counted as missed
+	MissedBlocks        []string       `json:"missed_blocks"`           // start addresses (as in the object) of blocks never reached, dead ones included
+	DeadBlocks          []string       `json:"dead_blocks"`             // the missed blocks an SMT solver proved no execution reaches
+	DeadAnalysis        string         `json:"dead_analysis,omitempty"` // why missed blocks could not all be decided (unsupported code, solver unknowns)
 	Runs                int            `json:"runs"`
 	Timeouts            int            `json:"timeouts"`
 	Discarded           int            `json:"discarded"`
@@ -120,6 +126,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	check := fs.Bool("check-semantics", false, "single-step every vector and compare each instruction's lifted semantics with the CPU")
 	seed := fs.Int64("seed", 1, "seed of the vector generator")
 	maxShow := fs.Int("show", 5, "mismatches shown per function (text output)")
+	dead := fs.Bool("dead", true, "prove unreached blocks dead with the SMT solver and leave them out of block_coverage")
 	var funcs funcList
 	fs.Var(&funcs, "func", "trace only this function (repeatable)")
 	fs.Usage = func() {
@@ -180,6 +187,17 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	}
 	defer proc.Close()
 
+	var solver prove.Solver
+	if *dead {
+		s, _, err := prove.New(prove.Options{})
+		if err != nil {
+			fmt.Fprintf(stderr, "eqc trace: %v (dead blocks not proved)\n", err)
+		} else {
+			solver = s
+			defer s.Close()
+		}
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	prog := newProgress(stderr)
@@ -189,7 +207,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	}
 	status := 0
 	for i, name := range names {
-		row := traceFunction(ctx, file, exe, proc, path, name, *nvec, *seed, *check, func(s string) {
+		row := traceFunction(ctx, file, exe, proc, path, name, *nvec, *seed, *check, solver, func(s string) {
 			prog.show(fmt.Sprintf("[%d/%d] %s: %s", i+1, len(names), name, s))
 		})
 		prog.clear()
@@ -219,9 +237,14 @@ func firstLine(s string) string {
 	return s
 }
 
+// deadTimeout bounds the dead-block proof of one function; what is not
+// proved by then counts as live.
+const deadTimeout = 2 * time.Minute
+
 func traceFunction(ctx context.Context, file *x86.File, exe *tracer.Executable, proc *tracer.Process,
-	path, name string, nvec int, seed int64, check bool, progress func(string)) traceRow {
-	row := traceRow{File: path, Function: name, CheckedSemantics: check, Mismatches: []mismatchJSON{}, MissedBlocks: []string{}}
+	path, name string, nvec int, seed int64, check bool, solver prove.Solver, progress func(string)) traceRow {
+	row := traceRow{File: path, Function: name, CheckedSemantics: check, Mismatches: []mismatchJSON{},
+		MissedBlocks: []string{}, DeadBlocks: []string{}}
 	t, err := tracer.NewTarget(file, exe, name)
 	if err != nil {
 		row.Error = err.Error()
@@ -236,11 +259,29 @@ func traceFunction(ctx context.Context, file *x86.File, exe *tracer.Executable, 
 		row.Error = err.Error()
 		return row
 	}
-	cov := vs.Coverage[0]
+	cov := &vs.Coverage[0]
+	if solver != nil && len(cov.Missed()) > 0 {
+		progress(fmt.Sprintf("proving %d unreached blocks dead", len(cov.Missed())))
+		dctx, cancel := context.WithTimeout(ctx, deadTimeout)
+		rep, err := cov.ProveMissedDead(dctx, t, tracer.DeadOptions{Solver: solver, QueryTimeout: 5 * time.Second})
+		cancel()
+		switch {
+		case err != nil:
+			row.DeadAnalysis = err.Error()
+		case rep.Reason != "":
+			row.DeadAnalysis = rep.Reason
+		case rep.Unknown > 0:
+			row.DeadAnalysis = fmt.Sprintf("%d of %d solver queries undecided", rep.Unknown, rep.Queries)
+		}
+	}
 	row.Vectors, row.Faults, row.Runs, row.Timeouts, row.Discarded = len(vs.Vectors), vs.Faults, vs.Runs, vs.Timeouts, vs.Discarded
 	row.BlockCoverage, row.Blocks, row.BlocksCovered = cov.Fraction(), len(cov.Blocks), cov.Covered()
+	row.BlocksLive, row.BlockCoverageAll = cov.Live(), cov.FractionAll()
 	for _, b := range cov.Missed() {
 		row.MissedBlocks = append(row.MissedBlocks, fmt.Sprintf("%#x", t.CFG.Blocks[b].Start))
+	}
+	for _, b := range cov.Dead {
+		row.DeadBlocks = append(row.DeadBlocks, fmt.Sprintf("%#x", t.CFG.Blocks[b].Start))
 	}
 	row.Layout = vs.Layout.String()
 	if !check {
@@ -273,6 +314,10 @@ func printTraceRow(w io.Writer, row traceRow, check bool, maxShow int) {
 		checked, mism = fmt.Sprint(row.InstructionsChecked), fmt.Sprint(row.SemanticsMismatches)
 	}
 	fmt.Fprintf(w, "%-24s %7d %6d %14.3f %20s %20s\n", row.Function, row.Vectors, row.Faults, row.BlockCoverage, checked, mism)
+	if len(row.DeadBlocks) > 0 {
+		fmt.Fprintf(w, "    %d of %d blocks proved dead (left out of block_coverage): %s\n",
+			len(row.DeadBlocks), row.Blocks, strings.Join(row.DeadBlocks, " "))
+	}
 	if row.report == nil {
 		return
 	}
