@@ -179,7 +179,7 @@ func recordStackStores(b *ir.Builder, g *ir.TFG, e *ir.Edge, st []ir.Value, env 
 	if m == g.State[x86.StateMem].Var {
 		return
 	}
-	ev := ir.NewEvaluator(b, &stateValues{g: g, st: st, env: env})
+	ev := ir.NewEvaluator(b, g.StateEnv(st, env))
 	seen := map[ir.Term]bool{}
 	var walk func(ir.Term)
 	walk = func(m ir.Term) {
@@ -204,24 +204,6 @@ func recordStackStores(b *ir.Builder, g *ir.TFG, e *ir.Edge, st []ir.Value, env 
 		}
 	}
 	walk(m)
-}
-
-// stateValues is an Env giving a TFG's state variables their values in st.
-type stateValues struct {
-	g   *ir.TFG
-	st  []ir.Value
-	env ir.Env
-}
-
-func (s *stateValues) VarValue(b *ir.Builder, t ir.Term) (ir.Value, bool) {
-	if i := s.g.StateIndexOf(t); i >= 0 {
-		return s.st[i], true
-	}
-	return s.env.VarValue(b, t)
-}
-
-func (s *stateValues) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
-	return s.env.ApplyFunc(f, args)
 }
 
 // coExecute runs both sides from co-execution k's entry state.

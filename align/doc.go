@@ -3,8 +3,9 @@
 // counterexample-guided correlator (thesis Algorithm 1, Counter) and the
 // data-driven program alignment automata (PLDI 2019).
 //
-// What exists now is the loop-free form of the static engine
-// (loopfree.go) and the check driver (check.go):
+// What exists now is the static engine in two forms, loop-free
+// (loopfree.go) and with loops (loops.go and the files it names), and the
+// check driver (check.go):
 //
 //   - LoadPair lifts the source and target functions into one Builder, the
 //     source's state variables prefixed "src." and the target's "dst.", and
@@ -25,9 +26,23 @@
 //     32-bit relocations fit them; read-only data holds its file contents)
 //     and is listed in the Outcome; it must itself be satisfiable, so no
 //     proof is vacuous. Read-only data that the two files define
-//     differently, a loop (unsupported:loops), a call (unsupported:calls),
+//     differently, a call (unsupported:calls),
 //     an unsupported instruction or a solver that cannot decide gives
 //     "unknown" with the reason.
+//   - CheckLoops takes the functions with loops (still no calls). Both
+//     lifted TFGs are co-executed with the evaluator from shared concrete
+//     entry states (coexec.go); target edges between anchors are paired
+//     with source path sets where the runs' memories agree, backtracking
+//     when a choice stops fitting (correlate.go); product nodes get their
+//     own variables, definitions over the entry state for components the
+//     runs show fixed, and one shared memory overlaid with each side's
+//     stack slots (product.go, liveness.go); candidates learned from the
+//     aligned states go through Houdini (prove.Houdini); stack reads pass
+//     computed-address stores and addresses are canonicalized only on
+//     facts proved from the from-node's invariants (stackalias.go,
+//     canon.go). Every pairing, definition, memory form, fact and exit
+//     observable is an obligation the solver must answer Unsat; the runs
+//     only suggest. EQC_DEBUG=1 prints the products and queries.
 //   - Check runs a pair and, when an obligation fails with a model, turns
 //     the model into a concrete input and runs both binaries on it
 //     (tracer.Confirm). Only a difference seen in those real runs becomes

@@ -230,13 +230,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			return out
 		}
 	}
-	// Memory outside the stack, at a fresh address.
-	a := b.Var("obligation.addr", ir.BVSort(64))
-	rsp := p.srcVar(x86.StateGPR0 + x86.RSP)
-	inStack := b.And(b.Ule(b.Sub(rsp, b.Const(64, StackLimit)), a), b.Ult(a, b.Add(rsp, b.Const(64, 8))))
-	strip := p.stackStoreStripper(rsp)
-	ms, md := strip(src.final[x86.StateMem]), strip(dst.final[x86.StateMem])
-	if !check("memory outside the stack", both, b.Not(inStack), b.Not(b.Eq(b.Select(ms, a, 1), b.Select(md, a, 1)))) {
+	if !check("memory outside the stack", append([]ir.Term{both}, p.memoryDiffersOutsideStack(src.final[x86.StateMem], dst.final[x86.StateMem], nil)...)...) {
 		return out
 	}
 	out.Verdict, out.Reason = "equivalent", ""
@@ -407,6 +401,24 @@ func (p *Pair) precondition() (ir.Term, []string) {
 		assumptions = append(assumptions, "distinct globals are disjoint")
 	}
 	return b.And(facts...), assumptions
+}
+
+// memoryDiffersOutsideStack returns the assertions of a byte at a fresh
+// address outside the stack region [rsp−StackLimit, rsp+8) of the entry
+// rsp where the memories ms and md differ: the negated memory observable,
+// quantifier-free. Stores into the stack region are stripped first (they
+// cannot change a byte outside it); simp, when set, normalizes the reads.
+func (p *Pair) memoryDiffersOutsideStack(ms, md ir.Term, simp *ir.Simplifier) []ir.Term {
+	b := p.B
+	a := b.Var("obligation.addr", ir.BVSort(64))
+	rsp := p.srcVar(x86.StateGPR0 + x86.RSP)
+	inStack := b.And(b.Ule(b.Sub(rsp, b.Const(64, StackLimit)), a), b.Ult(a, b.Add(rsp, b.Const(64, 8))))
+	strip := p.stackStoreStripper(rsp)
+	rs, rd := b.Select(strip(ms), a, 1), b.Select(strip(md), a, 1)
+	if simp != nil {
+		rs, rd = simp.Simplify(rs), simp.Simplify(rd)
+	}
+	return []ir.Term{b.Not(inStack), b.Not(b.Eq(rs, rd))}
 }
 
 // stackStoreStripper returns a function that removes from a memory term

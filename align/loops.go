@@ -407,11 +407,5 @@ func (pr *Product) exitObligations(e *PEdge, live []ir.Term, check func(string, 
 			return false
 		}
 	}
-	a := b.Var("obligation.addr", ir.BVSort(64))
-	rsp := pr.rsp0
-	inStack := b.And(b.Ule(b.Sub(rsp, b.Const(64, StackLimit)), a), b.Ult(a, b.Add(rsp, b.Const(64, 8))))
-	strip := pr.p.stackStoreStripper(rsp)
-	ms := pr.simp.Simplify(b.Select(strip(e.postS[x86.StateMem]), a, 1))
-	md := pr.simp.Simplify(b.Select(strip(e.postD[x86.StateMem]), a, 1))
-	return check("exit: memory outside the stack", append(live, b.Not(inStack), b.Not(b.Eq(ms, md)))...)
+	return check("exit: memory outside the stack", append(live, pr.p.memoryDiffersOutsideStack(e.postS[x86.StateMem], e.postD[x86.StateMem], pr.simp)...)...)
 }

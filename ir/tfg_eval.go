@@ -63,6 +63,10 @@ func (s *stateEnv) ApplyFunc(f *Func, args []Value) (Value, bool) {
 	return s.env.ApplyFunc(f, args)
 }
 
+// StateEnv returns the Env that gives g's state variables their values in
+// st and defers everything else to env.
+func (g *TFG) StateEnv(st []Value, env Env) Env { return &stateEnv{g: g, st: st, env: env} }
+
 // EvalStep evaluates the edges out of n on the concrete state st (st[i] is
 // the value of State[i]); env gives everything else its value (fresh
 // variables, uninterpreted functions, addresses of globals). It returns the

@@ -1,8 +1,8 @@
 // Package prove decides the queries of translation validation with SMT
-// solvers. It will also hold the Houdini fixpoint over candidate
-// invariants, the proof obligations of product programs, proof files with
-// their independent checker, and counterexample extraction; what exists now
-// is the layer underneath all of that.
+// solvers, and holds the Houdini fixpoint over candidate invariants
+// (houdini.go: drop every candidate a failing edge's model falsifies, until
+// the rest is inductive). Proof files with their independent checker are
+// not built yet.
 //
 // # Queries over terms
 //
