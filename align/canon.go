@@ -47,8 +47,8 @@ func (e *sampleEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 // maxCanonSamples bounds the states each address is evaluated on.
 const maxCanonSamples = 12
 
-// canonicalize rewrites the addresses of e's terms and returns the facts
-// the rewriting assumed.
+// canonicalize rewrites the addresses of e's terms (and of the facts
+// recorded so far) and returns the facts the rewriting assumed.
 func (pr *Product) canonicalize(e *PEdge) []ir.Term {
 	b := pr.p.B
 	from := pr.Nodes[e.From]
@@ -136,6 +136,15 @@ func (pr *Product) canonicalize(e *PEdge) []ir.Term {
 	sub := ir.NewSubstituter(b, m)
 	apply := func(t ir.Term) ir.Term { return pr.simp.Simplify(sub.Apply(t)) }
 	e.condD, e.faultD = apply(e.condD), apply(e.faultD)
+	moved := map[disjointFact]bool{}
+	for f := range e.disjoint {
+		g := f.guard
+		if g != ir.NoTerm {
+			g = apply(g)
+		}
+		moved[disjointFact{apply(f.a1), apply(f.a2), f.n1, f.n2, g}] = true
+	}
+	e.disjoint = moved
 	for i := range e.postD {
 		e.postD[i] = apply(e.postD[i])
 	}

@@ -3,8 +3,8 @@ package align
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"eqc/prove"
@@ -51,12 +51,24 @@ type Result struct {
 	Input        *Input   `json:"input,omitempty"`
 	Observed     []string `json:"observed,omitempty"`
 	Assumptions  []string `json:"assumptions,omitempty"`
+	// TestVectors counts the inputs both binaries were run on before the
+	// proof search (differential testing of functions with loops).
+	TestVectors int `json:"test_vectors,omitempty"`
+	// ProofPath is the proof file written for an equivalent verdict
+	// (eqc check --proof).
+	ProofPath string `json:"proof,omitempty"`
+	// Proof is what an equivalent verdict rests on, for a proof file.
+	Proof *prove.ProofFile `json:"-"`
 }
 
 // Input is a concrete input, as shown to the user.
 type Input struct {
-	Args    []uint64          `json:"args"`
-	Globals map[string]string `json:"globals,omitempty"` // hex bytes
+	Args      []uint64 `json:"args"`
+	FloatArgs []uint64 `json:"float_args,omitempty"` // low quadwords of xmm0.., as bit patterns
+	// Globals and Memory (heap buffers by address) hold hex bytes from the
+	// start; bytes past those shown are zero.
+	Globals map[string]string `json:"globals,omitempty"`
+	Memory  map[string]string `json:"memory,omitempty"`
 }
 
 // Engine is the name of the engine that answers, in results.
@@ -88,19 +100,52 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 		defer cancel()
 	}
 	out := CheckLoopFree(ctx, p, s)
+	var diff diffOutcome
 	if out.Reason == "unsupported:loops" {
+		// Real runs before the proof search: a loop proof that fails
+		// yields no input to confirm, and a search that cannot correlate
+		// an inequivalent pair may spend the whole timeout failing.
+		diff = diffTest(ctx, req, p)
+		res.TestVectors = diff.runs
+		if debug {
+			fmt.Fprintf(os.Stderr, "eqc: %s\n", diff)
+		}
+		if diff.c != nil && req.UB == "none" {
+			reportDifference(req, diff.in, diff.c, &res)
+			res.WallS = time.Since(start).Seconds()
+			return res, nil
+		}
 		out = CheckLoops(ctx, p, s)
 	}
 	res.Verdict, res.Reason = out.Verdict, out.Reason
 	res.SMTQueries, res.ProductNodes, res.ProductEdges = out.SMTQueries, out.ProductNodes, out.ProductEdges
 	if out.Verdict == Equivalent {
 		res.Assumptions = out.Assumptions
+		if out.Proof != nil { // named by content, for eqc check --proof
+			if err := completeProof(out.Proof, req); err != nil {
+				return res, err
+			}
+			res.Proof = out.Proof
+		}
 	}
 	if ctx.Err() != nil && out.Verdict == Unknown {
 		res.Reason = "timeout"
 	}
 	if cex := out.Counterexample; cex != nil && ctx.Err() == nil {
 		confirm(ctx, req, cex, &res)
+	}
+	if diff.c != nil && res.Input == nil {
+		// A difference not reported as not-equivalent (the UB model may
+		// exclude its input) is still shown; a proof of equivalence it
+		// contradicts is not trusted: no proof here assumes anything
+		// about undefined behaviour, so one of the two is wrong.
+		if res.Verdict == Equivalent {
+			res.Verdict, res.Assumptions, res.Proof = Unknown, nil, nil
+			res.Reason = "internal-inconsistency: proved equivalent, but real runs differ on an input"
+			res.Input, res.Observed = shownInput(diff.in, diff.c), diff.c.Differences
+		} else {
+			reportDifference(req, diff.in, diff.c, &res)
+		}
 	}
 	res.WallS = time.Since(start).Seconds()
 	return res, nil
@@ -113,24 +158,15 @@ func confirm(ctx context.Context, req Request, cex *Counterexample, res *Result)
 	for i := 0; i < 6; i++ {
 		in.Args = append(in.Args, cex.Arg(i))
 	}
-	c, err := tracer.Confirm(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc, in)
-	var unknownGlobal *tracer.UnknownGlobalError
-	for tries := 0; errors.As(err, &unknownGlobal) && tries < len(cex.Globals()); tries++ {
-		// A global the code names but neither executable defines (e.g.
-		// one the optimizer dropped): run without setting it.
-		delete(in.Globals, unknownGlobal.Name)
-		c, err = tracer.Confirm(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc, in)
+	cf, err := tracer.NewConfirmer(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
+	var c *tracer.Confirmation
+	if err == nil {
+		c, err = confirmOn(ctx, cf, &in, 0, nil)
+		cf.Close()
 	}
 	if err != nil {
 		res.Reason += fmt.Sprintf("; not confirmed: running the counterexample failed: %v", err)
 		return
-	}
-	shown := &Input{Args: c.Args}
-	if len(in.Globals) > 0 {
-		shown.Globals = map[string]string{}
-		for name, data := range in.Globals {
-			shown.Globals[name] = hex.EncodeToString(data)
-		}
 	}
 	if !c.Differ {
 		detail := c.Detail
@@ -140,10 +176,49 @@ func confirm(ctx context.Context, req Request, cex *Counterexample, res *Result)
 		res.Reason += "; not confirmed by real runs: " + detail
 		return
 	}
-	res.Input, res.Observed = shown, c.Differences
+	reportDifference(req, in, c, res)
+}
+
+// reportDifference records a difference real runs confirmed on in: the
+// input and the differing observables, and the verdict not-equivalent,
+// but only under the UB model "none", since otherwise the input might
+// trigger UB the model would exclude.
+func reportDifference(req Request, in tracer.Input, c *tracer.Confirmation, res *Result) {
+	res.Input, res.Observed = shownInput(in, c), c.Differences
 	if req.UB != "none" {
 		res.Reason = fmt.Sprintf("confirmed difference on an input not checked for undefined behaviour (UB model %q is not built yet; --ub none reports it as not-equivalent)", req.UB)
 		return
 	}
 	res.Verdict, res.Reason = NotEquivalent, ""
+}
+
+// shownInput is in as the user sees it: the arguments as both runs got
+// them, and memory in hex without its trailing zero bytes (the bytes past
+// those shown are zero).
+func shownInput(in tracer.Input, c *tracer.Confirmation) *Input {
+	shown := &Input{Args: c.Args, FloatArgs: in.FloatArgs}
+	hexOf := func(data []byte) string {
+		n := len(data)
+		for n > 0 && data[n-1] == 0 {
+			n--
+		}
+		return hex.EncodeToString(data[:n])
+	}
+	if len(in.Globals) > 0 {
+		shown.Globals = map[string]string{}
+		for name, data := range in.Globals {
+			shown.Globals[name] = hexOf(data)
+		}
+	}
+	for _, m := range in.Mem {
+		if shown.Memory == nil {
+			shown.Memory = map[string]string{}
+		}
+		where := fmt.Sprintf("%#x", m.Addr)
+		if m.Symbol != "" {
+			where = fmt.Sprintf("%s+%d", m.Symbol, m.Offset)
+		}
+		shown.Memory[where] = hexOf(m.Data)
+	}
+	return shown
 }

@@ -131,11 +131,56 @@ func (p *Pair) newCoRun(k int) *coRun {
 	}
 	st[x86.StateGPR0+x86.RSP] = ir.BVValue(ir.NewBV(64, rsp0))
 	st[x86.StateMem] = ir.MemValue(mem)
-	// Small arguments: loop bounds stay short.
+	// Small arguments: loop bounds stay short. Some runs take the
+	// smallest strides and counts, which is where versioned loops keep
+	// their fast paths (a unit stride) and epilogues their short cases.
+	// All but the first fill the bits above a narrow parameter with
+	// garbage, as the ABI allows, so that nothing learned relies on them
+	// being zero.
+	narrow, nparams := p.narrowArgs()
 	for i, r := range x86.CalleeArgRegs {
-		st[x86.StateGPR0+r] = ir.BVValue(ir.NewBV(64, env.hash("arg", uint64(i))%64))
+		a := env.hash("arg", uint64(i)) % 64
+		switch k % 4 {
+		case 1:
+			a = 1
+		case 3:
+			a = 1 + a%4
+		}
+		if k%4 != 0 && narrow[i] {
+			a |= env.hash("arg.high", uint64(i)) << 32
+		}
+		if i >= nparams {
+			a = env.hash("arg", uint64(i)) // no parameter: garbage
+		}
+		st[x86.StateGPR0+r] = ir.BVValue(ir.NewBV(64, a))
 	}
 	return &coRun{env: env, entry: st, rsp0: rsp0}
+}
+
+// narrowArgs reports, per integer argument register, whether the source's
+// DWARF signature passes a parameter narrower than 8 bytes in it (an int:
+// the register's upper half is undefined), and how many registers carry
+// parameters (all of them when there is no signature, or one too
+// complicated to follow).
+func (p *Pair) narrowArgs() ([]bool, int) {
+	out := make([]bool, len(x86.CalleeArgRegs))
+	f := p.Src.Fn.Func
+	if f == nil || f.Debug == nil || f.Debug.Variadic {
+		return out, len(out)
+	}
+	i := 0
+	for _, v := range f.Debug.Params {
+		switch v.Type.Kind {
+		case x86.KindInt, x86.KindBool, x86.KindEnum, x86.KindPointer:
+		default:
+			return out, len(out) // elsewhere, or in several registers: stop
+		}
+		if i < len(out) {
+			out[i] = v.Type.Size > 0 && v.Type.Size < 8
+		}
+		i++
+	}
+	return out, i
 }
 
 // execute runs g from the entry on st for at most maxSteps edges,

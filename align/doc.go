@@ -43,6 +43,16 @@
 //     canon.go). Every pairing, definition, memory form, fact and exit
 //     observable is an obligation the solver must answer Unsat; the runs
 //     only suggest. EQC_DEBUG=1 prints the products and queries.
+//   - An equivalent verdict carries its proof (Outcome.Proof, a
+//     prove.ProofFile: the product graph, invariants, assumptions,
+//     obligations; verify_proof.go records it). Verify (verify.go) is the
+//     independent checker: with the binaries matching the proof's hashes it
+//     recomputes the assumptions, reruns the deterministic co-executions,
+//     rebuilds the product from the recorded alignment with no search and
+//     no learning, requires the same graph, parses the recorded invariants
+//     over the rebuilt nodes (entry state and the node's own variables
+//     only) and discharges every obligation, including that the invariants
+//     hold at the entry and are preserved by every edge.
 //   - Check runs a pair and, when an obligation fails with a model, turns
 //     the model into a concrete input and runs both binaries on it
 //     (tracer.Confirm). Only a difference seen in those real runs becomes

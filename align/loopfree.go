@@ -56,6 +56,9 @@ type Outcome struct {
 	ProductEdges int
 	// Assumptions are the facts about the calling context every proof used.
 	Assumptions []string
+	// Proof is set with an "equivalent" verdict: what the proof rests on,
+	// for the proof file (Check adds the file references).
+	Proof *prove.ProofFile
 }
 
 // Obligation is one proof obligation: a query that must be Unsat.
@@ -222,6 +225,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	if src.final == nil || dst.final == nil {
 		// Neither ever returns: equivalent by the "both fail" clause.
 		out.Verdict, out.Reason = "equivalent", ""
+		out.Proof = p.loopFreeProof(assumptions, out.Obligations)
 		return out
 	}
 	both := b.And(src.normal, dst.normal)
@@ -234,6 +238,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		return out
 	}
 	out.Verdict, out.Reason = "equivalent", ""
+	out.Proof = p.loopFreeProof(assumptions, out.Obligations)
 	return out
 }
 

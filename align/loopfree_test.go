@@ -72,7 +72,6 @@ func writeMutants(t *testing.T, testdata, dir string) []string {
 // returns the objects by "compiler level file" and the mutated functions.
 func compileAll(t *testing.T, testdata string, baseLevels []string) (map[string]string, []string) {
 	t.Helper()
-	ctx := context.Background()
 	srcDir := t.TempDir()
 	base, _ := filepath.Abs(filepath.Join(testdata, "base.c"))
 	mutated := writeMutants(t, testdata, srcDir)
@@ -80,11 +79,22 @@ func compileAll(t *testing.T, testdata string, baseLevels []string) (map[string]
 	for _, fn := range mutated {
 		srcs = append(srcs, filepath.Join(srcDir, "mutant_"+fn+".c"))
 	}
+	return compileSources(t, base, srcs, baseLevels), mutated
+}
+
+// compileSources compiles base at baseLevels and every other source at -O3
+// with both compilers, through package bench so the flags are the
+// suite's, a few at a time. It returns the objects by "compiler level
+// file".
+func compileSources(t *testing.T, base string, srcs, baseLevels []string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
 	out := t.TempDir()
 	objs := map[string]string{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	errs := make(chan error, 64)
+	errs := make(chan error, len(baseLevels)*len(compilers)*len(srcs))
+	sem := make(chan bool, 4)
 	for _, name := range compilers {
 		cc, err := bench.LookupCompiler(ctx, name)
 		if err != nil {
@@ -103,6 +113,8 @@ func compileAll(t *testing.T, testdata string, baseLevels []string) (map[string]
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
+					sem <- true
+					defer func() { <-sem }()
 					o, err := bench.Compile(ctx, cc, opt, bench.DefaultVariant, src, filepath.Join(out, name, lvl))
 					if err != nil {
 						errs <- err
@@ -120,7 +132,7 @@ func compileAll(t *testing.T, testdata string, baseLevels []string) (map[string]
 	for err := range errs {
 		t.Fatal(err)
 	}
-	return objs, mutated
+	return objs
 }
 
 func TestGoldenLoopFree(t *testing.T) {

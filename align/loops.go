@@ -37,7 +37,7 @@ import (
 const (
 	longRunSteps  = 150000
 	shortRunSteps = 4000
-	coRuns        = 3
+	coRuns        = 4
 	maxAlignments = 4
 	maxSamples    = 400 // aligned states learned from per node
 )
@@ -57,19 +57,7 @@ func init() {
 // CheckLoops runs the loop engine on p.
 func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	out := &Outcome{Verdict: Unknown}
-	for _, side := range []Side{p.Src, p.Dst} {
-		if len(side.TFG.Unsupported) > 0 {
-			out.Reason = "unsupported:" + side.TFG.Unsupported[0]
-			return out
-		}
-		for _, e := range side.TFG.Edges {
-			if len(e.Calls) > 0 {
-				out.Reason = "unsupported:calls (" + e.Calls[0].Callee + ")"
-				return out
-			}
-		}
-	}
-	if reason := p.readOnlyDataDiffers(); reason != "" {
+	if reason := p.loopGate(); reason != "" {
 		out.Reason = reason
 		return out
 	}
@@ -82,17 +70,10 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		return out
 	}
 	t0 := time.Now()
-	runs := make([]*coRun, coRuns)
-	for k := range runs {
-		steps := shortRunSteps
-		if k == 0 {
-			steps = longRunSteps
-		}
-		runs[k] = p.coExecute(k, steps)
-		if ctx.Err() != nil {
-			out.Reason = "timeout"
-			return out
-		}
+	runs := p.coExecuteAll(ctx)
+	if runs == nil {
+		out.Reason = "timeout"
+		return out
 	}
 	aligns := p.correlate(runs, maxAlignments)
 	if debug {
@@ -104,7 +85,7 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	var firstFail string
 	for _, a := range aligns {
-		pr, reason := p.buildProduct(a, runs)
+		pr, reason := p.buildProduct(a, runs, true)
 		if pr == nil {
 			if firstFail == "" {
 				firstFail = reason
@@ -126,6 +107,7 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		if o.Verdict == Equivalent {
 			o.SMTQueries = out.SMTQueries
 			o.Assumptions = assumptions
+			o.Proof = pr.proofFile(assumptions, o.Obligations)
 			return o
 		}
 		if firstFail == "" {
@@ -141,9 +123,47 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	return out
 }
 
+// loopGate says why the loop engine cannot take p ("" when it can): an
+// instruction the lifter does not support, a call, read-only data the two
+// files may define differently. Every obligation assumes none of these, so
+// the proof checker asks again.
+func (p *Pair) loopGate() string {
+	for _, side := range []Side{p.Src, p.Dst} {
+		if len(side.TFG.Unsupported) > 0 {
+			return "unsupported:" + side.TFG.Unsupported[0]
+		}
+		for _, e := range side.TFG.Edges {
+			if len(e.Calls) > 0 {
+				return "unsupported:calls (" + e.Calls[0].Callee + ")"
+			}
+		}
+	}
+	return p.readOnlyDataDiffers()
+}
+
+// coExecuteAll runs the co-executions the loop engine learns from; nil
+// when ctx ends first. They are deterministic (seeded), which is what lets
+// the proof checker rebuild the same product from a recorded alignment.
+func (p *Pair) coExecuteAll(ctx context.Context) []*coRun {
+	runs := make([]*coRun, coRuns)
+	for k := range runs {
+		steps := shortRunSteps
+		if k == 0 {
+			steps = longRunSteps
+		}
+		runs[k] = p.coExecute(k, steps)
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+	return runs
+}
+
 // buildProduct builds the product program of alignment a: its nodes (with
-// definitions, slots and learned candidates) and edges (with path sets).
-func (p *Pair) buildProduct(a alignment, runs []*coRun) (*Product, string) {
+// definitions, slots and, when learn is set, learned candidates) and edges
+// (with path sets). The proof checker builds without learning: it takes
+// the invariants from the proof.
+func (p *Pair) buildProduct(a alignment, runs []*coRun, learn bool) (*Product, string) {
 	pr := &Product{p: p, index: map[nodeKey]int{}, simp: p.Src.TFG.Simplifier, rsp0: p.srcVar(x86.StateGPR0 + x86.RSP)}
 	pr.live = [2]map[ir.NodeID]map[int]bool{liveAt(p.Src.TFG, p.exitLive()), liveAt(p.Dst.TFG, p.exitLive())}
 	var srcRuns, dstRuns []*run
@@ -189,6 +209,9 @@ func (p *Pair) buildProduct(a alignment, runs []*coRun) (*Product, string) {
 			continue
 		}
 		n = pr.newNode(key, sm, slots)
+		if !learn {
+			continue
+		}
 		if err := pr.learnCandidates(n, sm); err != nil {
 			return nil, "learn: " + err.Error()
 		}
@@ -279,10 +302,22 @@ func thin(s []sample, n int) []sample {
 }
 
 // prove runs Houdini over the product's candidates and discharges every
-// obligation.
+// obligation. Houdini has made the invariants inductive already, so the
+// discharge does not ask that again (the proof checker does).
 func (pr *Product) prove(ctx context.Context, s prove.Solver, pre ir.Term) *Outcome {
-	b := pr.p.B
-	out := &Outcome{Verdict: Unknown, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges)}
+	queries, unknown := pr.houdini(ctx, s, pre)
+	if unknown != "" {
+		return &Outcome{Verdict: Unknown, Reason: "invariants: " + unknown, SMTQueries: queries, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges)}
+	}
+	out := pr.discharge(ctx, s, pre, false)
+	out.SMTQueries += queries
+	return out
+}
+
+// houdini keeps the largest inductive subset of every node's candidates
+// as its Invariants. It returns the queries it made and, when the fixpoint
+// could not be reached, why.
+func (pr *Product) houdini(ctx context.Context, s prove.Solver, pre ir.Term) (int, string) {
 	cands := make([][]ir.Term, len(pr.Nodes))
 	for _, n := range pr.Nodes {
 		for _, c := range n.Candidates {
@@ -294,23 +329,41 @@ func (pr *Product) prove(ctx context.Context, s prove.Solver, pre ir.Term) *Outc
 		if e.Infeasible || len(cands[e.To]) == 0 {
 			continue
 		}
-		sub := pr.postSubst(e)
-		simp := pr.simp
-		hedges = append(hedges, prove.HoudiniEdge{
-			From: e.From, To: e.To,
-			Pre:  []ir.Term{pre, e.condD, b.Not(e.faultD), e.condS},
-			Post: func(t ir.Term) ir.Term { return simp.Simplify(sub.Apply(t)) },
-		})
+		hedges = append(hedges, prove.HoudiniEdge{From: e.From, To: e.To, Pre: pr.edgePre(e, pre), Post: pr.post(e)})
 	}
-	h := prove.Houdini(ctx, s, b, cands, hedges)
-	out.SMTQueries += h.Queries
+	h := prove.Houdini(ctx, s, pr.p.B, cands, hedges)
 	if h.Unknown != "" {
-		out.Reason = "invariants: " + h.Unknown
-		return out
+		return h.Queries, h.Unknown
 	}
 	for _, n := range pr.Nodes {
 		n.Invariants = h.Invariants(cands, n.ID)
 	}
+	return h.Queries, ""
+}
+
+// edgePre are the assumptions of paired edge e besides its from-node's
+// invariants: the precondition, both sides take their paths, the target
+// does not fault.
+func (pr *Product) edgePre(e *PEdge, pre ir.Term) []ir.Term {
+	b := pr.p.B
+	return []ir.Term{pre, e.condD, b.Not(e.faultD), e.condS}
+}
+
+// post maps a term over e's to-node variables to what it says after e,
+// over the from-node's state.
+func (pr *Product) post(e *PEdge) func(ir.Term) ir.Term {
+	sub := pr.postSubst(e)
+	simp := pr.simp
+	return func(t ir.Term) ir.Term { return simp.Simplify(sub.Apply(t)) }
+}
+
+// discharge checks every obligation of the product given the nodes'
+// Invariants. With inductive set it also proves the invariants: those of
+// the entry node follow from the precondition, and along every paired edge
+// the from-node's invariants imply the to-node's after the edge.
+func (pr *Product) discharge(ctx context.Context, s prove.Solver, pre ir.Term, inductive bool) *Outcome {
+	b := pr.p.B
+	out := &Outcome{Verdict: Unknown, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges)}
 	check := func(name string, assertions ...ir.Term) bool {
 		t0 := time.Now()
 		r := s.Check(ctx, prove.Query{B: b, Assertions: append([]ir.Term{pre}, assertions...)})
@@ -337,6 +390,11 @@ func (pr *Product) prove(ctx context.Context, s prove.Solver, pre ir.Term) *Outc
 		return false
 	}
 	sg, dg := pr.p.Src.TFG, pr.p.Dst.TFG
+	if entry := pr.Nodes[0]; inductive && len(entry.Invariants) > 0 {
+		if !check("n0: invariants hold at the entry", b.Not(b.And(entry.Invariants...))) {
+			return out
+		}
+	}
 	for _, e := range pr.Edges {
 		from := pr.Nodes[e.From]
 		inv := b.And(from.Invariants...)
@@ -353,6 +411,12 @@ func (pr *Product) prove(ctx context.Context, s prove.Solver, pre ir.Term) *Outc
 		where = fmt.Sprintf("n%d→n%d (dst %#x, src %#x×%d)", e.From, e.To, dg.Nodes[e.DstTo].PC, sg.Nodes[e.Spec.to].PC, e.Spec.arrivals)
 		if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", inv, b.Not(b.And(e.facts...))) {
 			return out
+		}
+		if to := pr.Nodes[e.To]; inductive && len(to.Invariants) > 0 {
+			post := pr.post(e)(b.And(to.Invariants...))
+			if !check(where+": invariants of the target node are inductive", append(append(pr.edgePre(e, pre)[1:], inv), b.Not(post))...) {
+				return out
+			}
 		}
 		if !check(where+": source takes the paired paths", inv, e.condD, b.Not(e.condS)) {
 			return out
@@ -402,7 +466,11 @@ func (pr *Product) prove(ctx context.Context, s prove.Solver, pre ir.Term) *Outc
 // exitObligations checks the observables at the return along e.
 func (pr *Product) exitObligations(e *PEdge, live []ir.Term, check func(string, ...ir.Term) bool) bool {
 	b := pr.p.B
-	for _, o := range pr.p.observables(e.postS, e.postD) {
+	obs := e.exitObs
+	if obs == nil {
+		obs = pr.p.observables(e.postS, e.postD)
+	}
+	for _, o := range obs {
 		if !check("exit: "+o.name, append(live, b.Not(b.Eq(o.src, o.dst)))...) {
 			return false
 		}

@@ -2,47 +2,80 @@ package align
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"eqc/bench"
 	"eqc/prove"
 )
 
-// The loop engine on testdata/loops/base.c (loops over fixed-length global
-// arrays; gcc-12 and clang-16 vectorize them at -O3) and its mutants
-// (testdata/loops/mutants.txt). Verdicts of the base pairs depend on how
-// fast the solver is, so this test pins the soundness rules, not a golden
-// file: a mutant is never equivalent, a base pair never not-equivalent,
-// and one pair (add, gcc-12 -O0 vs -O3) is proved, with a generous budget.
+// The loop engine on testdata/loops/base.c (the seeds' loop examples and
+// element-wise kernels over fixed-length global arrays; gcc-12 and clang-16
+// vectorize them at -O3) and its mutants (testdata/loops/mutants.txt).
+// Verdicts of the base pairs depend on how fast the solver is, so this
+// test pins the soundness rules and the differential test, not a golden
+// file: a base pair shows no difference on any differential-test input,
+// one pair (add, gcc-12 -O0 vs -O3) is proved with a generous budget, and
+// every mutant is never equivalent and, unless mutants.txt expects
+// otherwise, not-equivalent with an input the real runs confirmed.
 func TestLoops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and proves loops: minutes")
 	}
-	objs, mutated := compileAll(t, "testdata/loops", []string{"O0", "O3"})
+	objs, mutants := compileLoops(t, "testdata/loops")
+	funcs, err := bench.GlobalFunctions(objs["gcc-12 O0 base.c"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := func(cc, fn, dstFile string, timeout time.Duration) Request {
+		return Request{SrcPath: objs[cc+" O0 base.c"], SrcFunc: fn, DstPath: objs[cc+" O3 "+dstFile], DstFunc: fn, UB: "none", Timeout: timeout}
+	}
+
+	// Base pairs: the same source never differs on real runs.
+	for _, cc := range compilers {
+		for _, fn := range funcs {
+			req := request(cc, fn, "base.c", 0)
+			p, err := LoadPair(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
+			if err != nil {
+				t.Fatalf("%s %s: %v", cc, fn, err)
+			}
+			d := diffTest(context.Background(), req, p)
+			t.Logf("%s O0->O3 base.c %s: %s", cc, fn, d)
+			if d.c != nil {
+				t.Errorf("%s %s: the same source differs at -O0 and -O3 on input %+v: %q", cc, fn, shownInput(d.in, d.c), d.c.Differences)
+			}
+			if d.note != "" {
+				t.Errorf("%s %s: differential test stopped: %s", cc, fn, d.note)
+			}
+		}
+	}
+
 	s, _, err := prove.New(prove.Options{CacheSize: 1024})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	check := func(c goldenCase, timeout time.Duration) Result {
-		res, err := Check(context.Background(), Request{SrcPath: objs[c.cc+" O0 base.c"], SrcFunc: c.fn, DstPath: objs[c.cc+" O3 "+c.dstFile], DstFunc: c.fn, UB: "none", Timeout: timeout}, s)
-		if err != nil {
-			t.Fatalf("%s: %v", c.key(), err)
-		}
-		t.Logf("%s: %s (%s) %.1fs, %d queries, %d nodes, %d edges", c.key(), res.Verdict, res.Reason, res.WallS, res.SMTQueries, res.ProductNodes, res.ProductEdges)
-		return res
+	res, err := Check(context.Background(), request("gcc-12", "add", "base.c", 4*time.Minute), s)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if res := check(goldenCase{"gcc-12", "O0", "O3", "add", "base.c"}, 4*time.Minute); res.Verdict != Equivalent {
+	t.Logf("gcc-12 O0->O3 base.c add: %s (%s) %.1fs, %d queries, %d nodes, %d edges, %d test vectors", res.Verdict, res.Reason, res.WallS, res.SMTQueries, res.ProductNodes, res.ProductEdges, res.TestVectors)
+	if res.Verdict != Equivalent {
 		t.Errorf("add (gcc-12 -O0 vs -O3) not proved: %s (%s)", res.Verdict, res.Reason)
 	}
+
 	// Mutants, two at a time (each solver call is one thread).
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan bool, 2)
 	for _, cc := range compilers {
-		for _, fn := range mutated {
-			c := goldenCase{cc, "O0", "O3", fn, "mutant_" + fn + ".c"}
+		for _, m := range mutants {
+			key := cc + " O0->O3 mutant_" + m.name + ".c " + m.fn
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -54,19 +87,104 @@ func TestLoops(t *testing.T) {
 					return
 				}
 				defer ps.Close()
-				res, err := Check(context.Background(), Request{SrcPath: objs[c.cc+" O0 base.c"], SrcFunc: c.fn, DstPath: objs[c.cc+" O3 "+c.dstFile], DstFunc: c.fn, UB: "none", Timeout: 30 * time.Second}, ps)
+				res, err := Check(context.Background(), request(cc, m.fn, "mutant_"+m.name+".c", 30*time.Second), ps)
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
-					t.Errorf("%s: %v", c.key(), err)
+					t.Errorf("%s: %v", key, err)
 					return
 				}
-				t.Logf("%s: %s (%s) %.1fs", c.key(), res.Verdict, res.Reason, res.WallS)
-				if res.Verdict == Equivalent {
-					t.Errorf("UNSOUND: %s is a mutant but was proved equivalent", c.key())
+				t.Logf("%s: %s (%s) %.1fs, %d test vectors, observed %q", key, res.Verdict, res.Reason, res.WallS, res.TestVectors, res.Observed)
+				switch {
+				case res.Verdict == Equivalent:
+					t.Errorf("UNSOUND: %s is a mutant but was proved equivalent", key)
+				case res.Verdict != m.expected:
+					t.Errorf("%s: %s (%s), want %s", key, res.Verdict, res.Reason, m.expected)
+				case res.Verdict == NotEquivalent && (res.Input == nil || len(res.Observed) == 0):
+					t.Errorf("%s: not-equivalent without a confirmed input", key)
 				}
 			}()
 		}
 	}
 	wg.Wait()
+}
+
+// loopMutant is one line of testdata/loops/mutants.txt.
+type loopMutant struct {
+	name, fn, from, to string
+	expected           string // the verdict required
+}
+
+// readLoopMutants parses mutants.txt and writes mutant_NAME.c into dir for
+// each mutant.
+func readLoopMutants(t *testing.T, testdata, dir string) []loopMutant {
+	t.Helper()
+	base, err := os.ReadFile(filepath.Join(testdata, "base.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := os.ReadFile(filepath.Join(testdata, "mutants.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []loopMutant
+	seen := map[string]bool{}
+	for i, line := range strings.Split(string(spec), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 4 && len(f) != 5 {
+			t.Fatalf("mutants.txt:%d: want NAME<tab>FUNCTION<tab>TEXT<tab>REPLACEMENT[<tab>EXPECTED]: %q", i+1, line)
+		}
+		m := loopMutant{name: f[0], fn: f[1], from: f[2], to: f[3], expected: NotEquivalent}
+		if len(f) == 5 {
+			m.expected = f[4]
+		}
+		if seen[m.name] || (m.expected != NotEquivalent && m.expected != Unknown) {
+			t.Fatalf("mutants.txt:%d: name %q used twice or expected verdict %q not %s or %s", i+1, m.name, m.expected, NotEquivalent, Unknown)
+		}
+		seen[m.name] = true
+		lo, hi := definition(string(base), m.fn)
+		if lo < 0 || strings.Count(string(base[lo:hi]), m.from) != 1 {
+			t.Fatalf("mutants.txt:%d: %q must occur once in the definition of %s in base.c", i+1, m.from, m.fn)
+		}
+		at := lo + strings.Index(string(base[lo:hi]), m.from)
+		src := string(base[:at]) + m.to + string(base[at+len(m.from):])
+		if err := os.WriteFile(filepath.Join(dir, "mutant_"+m.name+".c"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// definition is the byte range of function fn's definition in C source
+// written in the style of base.c (the name at the start of a line's
+// declarator, the body ending with a "}" line); -1 when there is none.
+func definition(src, fn string) (int, int) {
+	loc := regexp.MustCompile(`(?m)^[A-Za-z].*\b` + regexp.QuoteMeta(fn) + `\(`).FindStringIndex(src)
+	if loc == nil {
+		return -1, -1
+	}
+	end := strings.Index(src[loc[0]:], "\n}\n")
+	if end < 0 {
+		return -1, -1
+	}
+	return loc[0], loc[0] + end + 3
+}
+
+// compileLoops compiles base.c at -O0 and -O3 and every mutant at -O3 with
+// both compilers, through package bench so the flags are the suite's. It
+// returns the objects by "compiler level file" and the mutants.
+func compileLoops(t *testing.T, testdata string) (map[string]string, []loopMutant) {
+	t.Helper()
+	srcDir := t.TempDir()
+	base, _ := filepath.Abs(filepath.Join(testdata, "base.c"))
+	mutants := readLoopMutants(t, testdata, srcDir)
+	srcs := []string{base}
+	for _, m := range mutants {
+		srcs = append(srcs, filepath.Join(srcDir, "mutant_"+m.name+".c"))
+	}
+	return compileSources(t, base, srcs, []string{"O0", "O3"}), mutants
 }

@@ -78,9 +78,28 @@ type PEdge struct {
 	// The edge over the from-node's state.
 	condD, faultD, condS, faultS ir.Term
 	postD, postS                 []ir.Term
-	// facts are the disjointness assumptions the stack splitter made in
-	// the terms above; they must follow from the from-node's invariants.
-	facts []ir.Term
+	// facts are the assumptions the rewriting of the terms above made
+	// (disjointness, canonical addresses); they must follow from the
+	// from-node's invariants. disjoint collects the disjointness ones
+	// while the edge is built.
+	facts    []ir.Term
+	disjoint map[disjointFact]bool
+	// postReads are the to-node's candidate reads of its shared memory
+	// (select(M, a, n), a an entry term) resolved over the edge's source
+	// post-memory, passing stores that do not overlap them (the
+	// disjointness is among facts).
+	postReads map[ir.Term]ir.Term
+	// slotPosts are the to-node's stack slots read from the edge's
+	// post-memories the same way; exitObs, on an edge to the exit, the
+	// observables (the return address is a read of the post-memory).
+	slotPosts map[slotKey]ir.Term
+	exitObs   []observable
+}
+
+// slotKey names a stack slot of one side.
+type slotKey struct {
+	side int
+	slot slot
 }
 
 func (pr *Product) sideTFG(side int) *ir.TFG {
@@ -344,7 +363,7 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 		}
 		states[k] = learn.State{Vals: vals}
 	}
-	cands, err := learn.Learn(b, &learn.Schema{Vars: vars}, states, learn.Options{Kinds: learn.Kinds(learn.Equality, learn.Congruence, learn.Bound, learn.Order)})
+	cands, err := learn.Learn(b, &learn.Schema{Vars: vars}, states, learn.Options{Kinds: learn.Kinds(learn.Equality, learn.Congruence, learn.Bound, learn.Order), MaxOddModulus: 1})
 	if err != nil {
 		return err
 	}
@@ -382,32 +401,88 @@ func (pr *Product) buildEdge(e *PEdge) {
 	e.condD = pr.simp.Simplify(subD.Apply(e.dst.Cond))
 	e.faultD = pr.simp.Simplify(subD.Apply(e.dst.Fault))
 	e.postD = simplifyAll(pr.simp, subD.ApplyAll(e.dst.Transfer))
+	e.disjoint = map[disjointFact]bool{}
+	samples := pr.newAddrSamples(from)
 	if e.Infeasible {
-		pr.split(e)
+		pr.split(e, samples, true)
+		e.facts = factTerms(p.B, pr.simp, e.disjoint, samples)
 		return
 	}
 	e.src = sg.PathSet(from.Key.src, e.Spec.to, ir.PathOptions{Mu: e.Spec.mu, Arrivals: e.Spec.arrivals})
 	if e.src == nil {
 		e.Infeasible = true
-		pr.split(e)
+		pr.split(e, samples, true)
+		e.facts = factTerms(p.B, pr.simp, e.disjoint, samples)
 		return
 	}
 	subS := pr.stateSubst(sg, from.Src)
 	e.condS = pr.simp.Simplify(subS.Apply(e.src.Cond))
 	e.faultS = pr.simp.Simplify(subS.Apply(e.src.Fault))
 	e.postS = simplifyAll(pr.simp, subS.ApplyAll(e.src.Transfer))
-	pr.split(e)
-	if facts := pr.canonicalize(e); len(facts) > 0 {
-		more := e.facts
-		pr.split(e)
-		e.facts = append(append(e.facts, more...), facts...)
+	// Stack splitting first, then canonical addresses (which turn the
+	// stack facts' addresses canonical too), then splitting again, now
+	// also guided by the node's states: disjointness between different
+	// canonical bases is judged on canonical addresses, so that one base's
+	// ranges fold to constants.
+	pr.split(e, samples, false)
+	canon := pr.canonicalize(e)
+	pr.split(e, samples, true)
+	pr.resolvePostReads(e, samples)
+	e.facts = append(factTerms(p.B, pr.simp, e.disjoint, samples), canon...)
+}
+
+// resolvePostReads passes the to-node's stack slots and its candidate
+// reads of its memory (a scalar global, say) over the edge's stores, so
+// that the definitions and Houdini's queries need not prove again and
+// again that the loop's array stores miss them.
+func (pr *Product) resolvePostReads(e *PEdge, samples *addrSamples) {
+	b := pr.p.B
+	to := pr.Nodes[e.To]
+	sp := newStackSplitter(b, pr.simp, pr.rsp0, e.disjoint)
+	sp.samples, sp.guided = samples, true
+	if pr.p.Dst.TFG.Nodes[to.Key.dst].Kind == ir.NodeExit {
+		for _, o := range pr.p.observables(e.postS, e.postD) {
+			o.src, o.dst = sp.apply(pr.simp.Simplify(o.src)), sp.apply(pr.simp.Simplify(o.dst))
+			e.exitObs = append(e.exitObs, o)
+		}
+	}
+	if to.mem == ir.NoTerm {
+		return
+	}
+	e.slotPosts = map[slotKey]ir.Term{}
+	for _, c := range to.comps {
+		if c.state >= 0 || (c.side == 0 && e.Infeasible) {
+			continue
+		}
+		post := e.postS
+		if c.side == 1 {
+			post = e.postD
+		}
+		e.slotPosts[slotKey{c.side, c.slot}] = sp.apply(b.Select(post[x86.StateMem], pr.slotAddr(c.slot), uint32(c.slot.size)))
+	}
+	if !e.Infeasible {
+		var roots []ir.Term
+		for _, c := range to.Candidates {
+			roots = append(roots, c.Term)
+		}
+		e.postReads = map[ir.Term]ir.Term{}
+		for _, t := range b.PostOrder(roots...) {
+			if b.Op(t) != ir.OpSelect || b.Arg(t, 0) != to.mem {
+				continue
+			}
+			n, _ := b.Params(t)
+			e.postReads[t] = sp.apply(b.Select(e.postS[x86.StateMem], b.Arg(t, 1), n))
+		}
 	}
 }
 
 // split passes stack-slot reads over stores through computed addresses in
-// all of e's terms, recording the facts that makes the edge depend on.
-func (pr *Product) split(e *PEdge) {
-	sp := newStackSplitter(pr.p.B, pr.simp, pr.rsp0)
+// all of e's terms (guided: and reads and stores the from-node's states
+// show apart), recording in e.disjoint the facts that makes the edge
+// depend on.
+func (pr *Product) split(e *PEdge, samples *addrSamples, guided bool) {
+	sp := newStackSplitter(pr.p.B, pr.simp, pr.rsp0, e.disjoint)
+	sp.samples, sp.guided = samples, guided
 	e.condD, e.faultD = sp.apply(e.condD), sp.apply(e.faultD)
 	for i := range e.postD {
 		e.postD[i] = sp.apply(e.postD[i])
@@ -418,7 +493,6 @@ func (pr *Product) split(e *PEdge) {
 			e.postS[i] = sp.apply(e.postS[i])
 		}
 	}
-	e.facts = sp.factTerms()
 }
 
 func simplifyAll(s *ir.Simplifier, ts []ir.Term) []ir.Term {
@@ -449,6 +523,9 @@ func (pr *Product) postValue(e *PEdge, c comp) ir.Term {
 	if c.state >= 0 {
 		return post[c.state]
 	}
+	if t, ok := e.slotPosts[slotKey{c.side, c.slot}]; ok {
+		return t
+	}
 	return pr.simp.Simplify(pr.p.B.Select(post[x86.StateMem], pr.slotAddr(c.slot), uint32(c.slot.size)))
 }
 
@@ -465,6 +542,9 @@ func (pr *Product) postSubst(e *PEdge) *ir.Substituter {
 		// Candidates read the shared memory only outside the stack
 		// (globals), where it is the source's memory after the edge.
 		m[to.mem] = e.postS[x86.StateMem]
+		for r, v := range e.postReads {
+			m[r] = v
+		}
 	}
 	return ir.NewSubstituter(pr.p.B, m)
 }

@@ -1,6 +1,9 @@
 package align
 
 import (
+	"math"
+	"sort"
+
 	"eqc/ir"
 )
 
@@ -17,16 +20,27 @@ import (
 // does in every state the proof considers.
 
 // disjointFact says that the n1 bytes at a1 and the n2 bytes at a2 do not
-// overlap (modulo 2^64).
+// overlap (modulo 2^64), wherever guard holds. A read passing a store
+// inside one arm of an ite memory (a path set's "the loop ran once more")
+// needs the store apart from it only when that arm is taken: the guard is
+// the conjunction of the ite conditions leading there (NoTerm: always).
+// Every guard is a term of the rewritten edge, as the rewritten term
+// chooses its arms; where the facts of the arms a state takes hold, the
+// rewritten term's value is the original's.
 type disjointFact struct {
 	a1, a2 ir.Term
 	n1, n2 uint32
+	guard  ir.Term
 }
 
 // term is the fact as a Bool: each start is at least the other's size
 // past the other start, going up around the address space.
 func (f disjointFact) term(b *ir.Builder) ir.Term {
-	return b.And(b.Uge(b.Sub(f.a2, f.a1), b.Const(64, uint64(f.n1))), b.Uge(b.Sub(f.a1, f.a2), b.Const(64, uint64(f.n2))))
+	t := b.And(b.Uge(b.Sub(f.a2, f.a1), b.Const(64, uint64(f.n1))), b.Uge(b.Sub(f.a1, f.a2), b.Const(64, uint64(f.n2))))
+	if f.guard != ir.NoTerm {
+		t = b.Or(b.Not(f.guard), t)
+	}
+	return t
 }
 
 type stackSplitter struct {
@@ -35,10 +49,19 @@ type stackSplitter struct {
 	rsp0  ir.Term
 	memo  map[ir.Term]ir.Term
 	facts map[disjointFact]bool
+	// samples are the from-node's concrete states, if it has enough. With
+	// guided set, a read passes a store through any address that they show
+	// never overlapping it (a scalar global against an array element, two
+	// different arrays); the disjointness is recorded as a fact like the
+	// stack's. They also let factTerms merge facts.
+	samples *addrSamples
+	guided  bool
+	guard   ir.Term // of the ite arm selectThrough is in; NoTerm at the top
 }
 
-func newStackSplitter(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term) *stackSplitter {
-	return &stackSplitter{b: b, simp: simp, rsp0: rsp0, memo: map[ir.Term]ir.Term{}, facts: map[disjointFact]bool{}}
+// newStackSplitter returns a splitter that records its facts in facts.
+func newStackSplitter(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, facts map[disjointFact]bool) *stackSplitter {
+	return &stackSplitter{b: b, simp: simp, rsp0: rsp0, memo: map[ir.Term]ir.Term{}, facts: facts, guard: ir.NoTerm}
 }
 
 // stackOffset reports whether a is the entry rsp plus a constant.
@@ -109,23 +132,187 @@ func (s *stackSplitter) selectThrough(m, a ir.Term, n uint32) ir.Term {
 				continue
 			}
 		case stackA != stackB:
-			s.facts[disjointFact{a, addr, n, k}] = true
+			s.facts[disjointFact{a, addr, n, k, s.guard}] = true
 			m = b.Arg(m, 0)
 			continue
+		default:
+			ra, ca := baseOffset(b, a)
+			rb, cb := baseOffset(b, addr)
+			if ra == rb && cb-ca >= uint64(n) && ca-cb >= uint64(k) {
+				m = b.Arg(m, 0) // one base, disjoint constant ranges
+				continue
+			}
+			if ra != rb && s.guided && s.samples != nil && s.samples.disjoint(a, n, addr, k) {
+				s.facts[disjointFact{a, addr, n, k, s.guard}] = true
+				m = b.Arg(m, 0)
+				continue
+			}
 		}
 		break
 	}
 	if b.Op(m) == ir.OpIte {
-		return b.Ite(b.Arg(m, 0), s.selectThrough(b.Arg(m, 1), a, n), s.selectThrough(b.Arg(m, 2), a, n))
+		c, outer := b.Arg(m, 0), s.guard
+		and := func(t ir.Term) ir.Term {
+			if outer == ir.NoTerm {
+				return t
+			}
+			return b.And(outer, t)
+		}
+		s.guard = and(c)
+		then := s.selectThrough(b.Arg(m, 1), a, n)
+		s.guard = and(b.Not(c))
+		els := s.selectThrough(b.Arg(m, 2), a, n)
+		s.guard = outer
+		return b.Ite(c, then, els)
 	}
 	return b.Select(m, a, n)
 }
 
-// factTerms returns the recorded facts as Bools.
-func (s *stackSplitter) factTerms() []ir.Term {
+// baseOffset splits a into a base term and a constant offset (a = base +
+// off modulo 2^64).
+func baseOffset(b *ir.Builder, a ir.Term) (ir.Term, uint64) {
+	if b.Op(a) == ir.OpAdd && len(b.Args(a)) == 2 {
+		if x := b.Arg(a, 1); b.Op(x) == ir.OpConst {
+			return b.Arg(a, 0), b.ConstValue(x).Uint64()
+		}
+		if x := b.Arg(a, 0); b.Op(x) == ir.OpConst {
+			return b.Arg(a, 1), b.ConstValue(x).Uint64()
+		}
+	}
+	return a, 0
+}
+
+// addrSamples evaluates addresses over a product node's variables on the
+// concrete states the runs showed there.
+type addrSamples struct {
+	b    *ir.Builder
+	evs  []*ir.Evaluator
+	vals map[ir.Term][]uint64 // nil: some state cannot evaluate it
+}
+
+// newAddrSamples returns nil when n has too few states to go by.
+func (pr *Product) newAddrSamples(n *PNode) *addrSamples {
+	samples := thin(n.samples, maxCanonSamples)
+	if len(samples) < 2 {
+		return nil
+	}
+	as := &addrSamples{b: pr.p.B, vals: map[ir.Term][]uint64{}}
+	for _, sm := range samples {
+		as.evs = append(as.evs, ir.NewEvaluator(pr.p.B, &sampleEnv{pr: pr, n: n, sm: sm}))
+	}
+	return as
+}
+
+func (as *addrSamples) values(a ir.Term) []uint64 {
+	if vs, ok := as.vals[a]; ok {
+		return vs
+	}
+	vs := make([]uint64, 0, len(as.evs))
+	for _, ev := range as.evs {
+		v, err := ev.Eval(a)
+		if err != nil {
+			vs = nil
+			break
+		}
+		vs = append(vs, v.BV().Uint64())
+	}
+	as.vals[a] = vs
+	return vs
+}
+
+// disjoint reports whether the n1 bytes at a1 and the n2 bytes at a2 are
+// apart on every state, with room to spare: a guess for the solver to
+// confirm, so it should rarely be wrong.
+func (as *addrSamples) disjoint(a1 ir.Term, n1 uint32, a2 ir.Term, n2 uint32) bool {
+	v1, v2 := as.values(a1), as.values(a2)
+	if v1 == nil || v2 == nil {
+		return false
+	}
+	for i := range v1 {
+		if v2[i]-v1[i] < uint64(n1) || v1[i]-v2[i] < uint64(n2) {
+			return false
+		}
+	}
+	return true
+}
+
+// factTerms returns facts as Bools. Facts between the same two bases (a +
+// 4·i + 0, 4, 8, 12 against a scalar global, say) merge into one between
+// the hulls of their ranges when the states show the hulls apart too: one
+// fact instead of a product of them, and a stronger one, so it implies each
+// it replaces.
+func factTerms(b *ir.Builder, simp *ir.Simplifier, facts map[disjointFact]bool, samples *addrSamples) []ir.Term {
+	type group struct {
+		b1, b2 ir.Term
+		facts  []disjointFact
+	}
+	groups := map[[3]ir.Term]*group{}
+	var keys [][3]ir.Term
+	for f := range facts {
+		r1, _ := baseOffset(b, f.a1)
+		r2, _ := baseOffset(b, f.a2)
+		if r1 > r2 {
+			f = disjointFact{f.a2, f.a1, f.n2, f.n1, f.guard}
+			r1, r2 = r2, r1
+		}
+		k := [3]ir.Term{r1, r2, f.guard}
+		if groups[k] == nil {
+			groups[k] = &group{b1: r1, b2: r2}
+			keys = append(keys, k)
+		}
+		groups[k].facts = append(groups[k].facts, f)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		for x := range keys[i] {
+			if keys[i][x] != keys[j][x] {
+				return keys[i][x] < keys[j][x]
+			}
+		}
+		return false
+	})
 	var out []ir.Term
-	for f := range s.facts {
-		out = append(out, s.simp.Simplify(f.term(s.b)))
+	for _, k := range keys {
+		g := groups[k]
+		if h, ok := hull(b, simp, g.b1, g.b2, g.facts, samples); ok {
+			out = append(out, simp.Simplify(h.term(b)))
+			continue
+		}
+		ts := make([]ir.Term, 0, len(g.facts))
+		for _, f := range g.facts {
+			ts = append(ts, simp.Simplify(f.term(b)))
+		}
+		sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
+		out = append(out, ts...)
 	}
 	return out
+}
+
+// maxHull bounds the size of a merged range.
+const maxHull = 1 << 16
+
+// hull merges facts between bases b1 and b2 into one, if the states show
+// the hulls apart.
+func hull(b *ir.Builder, simp *ir.Simplifier, b1, b2 ir.Term, facts []disjointFact, samples *addrSamples) (disjointFact, bool) {
+	if len(facts) < 2 || samples == nil {
+		return disjointFact{}, false
+	}
+	lo1, hi1 := int64(math.MaxInt64), int64(math.MinInt64)
+	lo2, hi2 := lo1, hi1
+	for _, f := range facts {
+		_, c1 := baseOffset(b, f.a1)
+		_, c2 := baseOffset(b, f.a2)
+		lo1, hi1 = min(lo1, int64(c1)), max(hi1, int64(c1)+int64(f.n1))
+		lo2, hi2 = min(lo2, int64(c2)), max(hi2, int64(c2)+int64(f.n2))
+	}
+	if hi1-lo1 > maxHull || hi2-lo2 > maxHull {
+		return disjointFact{}, false
+	}
+	at := func(base ir.Term, off int64) ir.Term {
+		return simp.Simplify(b.Add(base, b.Const(64, uint64(off))))
+	}
+	h := disjointFact{at(b1, lo1), at(b2, lo2), uint32(hi1 - lo1), uint32(hi2 - lo2), facts[0].guard}
+	if !samples.disjoint(h.a1, h.n1, h.a2, h.n2) {
+		return disjointFact{}, false
+	}
+	return h, true
 }

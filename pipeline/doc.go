@@ -38,6 +38,15 @@
 // stderr line>". The worker's stderr (first 64 KiB) goes to the row's error
 // column for unknown verdicts.
 //
+// With Config.Verifier (eqc sweep sets it to `eqc proof verify`) the worker
+// also gets --proof Out/proofs/SUITE/<benchmark.compiler.levels.ub.hash>,
+// and the proof of each equivalent verdict is rechecked by a second process
+// under the same limits, which rebuilds every obligation from the binaries
+// and the proof file without the search. The row keeps the verdict and
+// records proof_file and proof_verified; when the proof was not verified
+// (refused, crashed, killed at the deadline) the error column says why.
+// The verification's time is not in the worker's process wall time.
+//
 // # Results, resume and interruption
 //
 // Before running, Run reads every results file under Out (results.ReadDir)

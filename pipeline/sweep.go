@@ -43,8 +43,13 @@ type Config struct {
 	// Worker is the command that checks one function: argv of
 	// `eqc check`, to which the sweep appends --json --func F --ub U
 	// --engine E --timeout T SRC DST.
-	Worker  []string
-	Version string // eqc_version of every row
+	Worker []string
+	// Verifier, when set, is the argv of `eqc proof verify`: the workers
+	// then write proofs under Out/proofs, and each equivalent verdict's
+	// proof is rechecked with it (--json --timeout T PROOF SRC DST
+	// appended); the row's proof_file and proof_verified say how it went.
+	Verifier []string
+	Version  string // eqc_version of every row
 	// Log receives messages and progress (stderr); Progress makes the
 	// progress one updating line (a terminal) instead of a line per check.
 	Log      io.Writer
@@ -390,6 +395,9 @@ func makeRow(cfg Config, c Check, out outcome, started time.Time) results.Row {
 	}
 	if r.Verdict == "unknown" && out.errText != "" {
 		r.Error = out.errText
+	}
+	if r.Verdict == "equivalent" {
+		r.ProofFile, r.ProofVerified, r.Error = out.res.Proof, out.proofVerified, out.proofNote
 	}
 	if r.WallS < 0 || r.WallS != r.WallS {
 		r.WallS = 0

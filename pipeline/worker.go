@@ -3,10 +3,12 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -55,6 +57,13 @@ type workerResult struct {
 	ProductEdges int64           `json:"product_edges"`
 	Input        json.RawMessage `json:"input,omitempty"`
 	Observed     []string        `json:"observed,omitempty"`
+	Proof        string          `json:"proof,omitempty"` // the proof file written (--proof)
+}
+
+// verifierResult is the JSON object `eqc proof verify --json` prints.
+type verifierResult struct {
+	Verified bool   `json:"verified"`
+	Reason   string `json:"reason"`
 }
 
 // outcome is what one worker run gave: the worker's result, or why there
@@ -63,6 +72,10 @@ type outcome struct {
 	res      workerResult
 	procWall time.Duration // worker process, start to exit
 	errText  string        // stderr or a description, for the error column
+	// proofVerified: the worker's proof (res.Proof) was rechecked by the
+	// verifier and accepted; proofNote says why not, when it was not.
+	proofVerified bool
+	proofNote     string
 }
 
 // errInterrupted reports a worker killed because the sweep was stopped: its
@@ -80,47 +93,35 @@ var memoutMarks = []string{"out of memory", "cannot allocate memory", "failed to
 // is cancelled (the sweep is interrupted) the worker is killed and
 // errInterrupted returned.
 func runWorker(ctx context.Context, cfg *Config, c Check) (outcome, error) {
-	deadline := cfg.Timeout + cfg.Grace
-	wctx, cancel := context.WithTimeout(ctx, deadline)
-	defer cancel()
-
 	args := []string{"--json", "--func", c.Function, "--ub", checkUB(c.Key.UBModel),
-		"--engine", c.Key.Engine, "--timeout", cfg.Timeout.String(), c.SrcFile, c.DstFile}
-	argv := append(append([]string{}, cfg.Worker...), args...)
-	if cfg.MemBytes > 0 && cfg.prlimit != "" {
-		argv = append([]string{cfg.prlimit, "--as=" + strconv.FormatInt(cfg.MemBytes, 10), "--"}, argv...)
+		"--engine", c.Key.Engine, "--timeout", cfg.Timeout.String()}
+	if len(cfg.Verifier) > 0 {
+		args = append(args, "--proof", proofDir(cfg, c))
 	}
-	cmd := exec.CommandContext(wctx, argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// The whole group: solver processes the worker started go too.
-		if cmd.Process != nil {
-			return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		}
-		return nil
-	}
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
-	start := time.Now()
-	err := cmd.Run()
-	out := outcome{procWall: time.Since(start)}
+	args = append(args, c.SrcFile, c.DstFile)
+	p := runProcess(ctx, cfg, append(append([]string{}, cfg.Worker...), args...))
+	out := outcome{procWall: p.wall}
 	if ctx.Err() != nil {
 		return out, errInterrupted
 	}
-	errText := strings.TrimSpace(stderr.String())
+	errText := strings.TrimSpace(p.stderr)
 	out.errText = errText
-	if wctx.Err() != nil {
+	if p.timedOut {
 		out.res = workerResult{Verdict: "unknown", Reason: "timeout", WallS: out.procWall.Seconds()}
 		if out.errText == "" {
-			out.errText = fmt.Sprintf("worker killed after %s (timeout %s + grace %s)", deadline, cfg.Timeout, cfg.Grace)
+			out.errText = fmt.Sprintf("worker killed after %s (timeout %s + grace %s)", cfg.Timeout+cfg.Grace, cfg.Timeout, cfg.Grace)
 		}
 		return out, nil
 	}
+	err := p.err
 	// Exit statuses 0, 1 and 2 come with one JSON object per function.
-	if line := firstJSONLine(stdout.Bytes()); line != nil {
+	if line := firstJSONLine(p.stdout); line != nil {
 		if jerr := json.Unmarshal(line, &out.res); jerr == nil && out.res.Verdict != "" {
+			if out.res.Verdict == "equivalent" && out.res.Proof != "" && len(cfg.Verifier) > 0 {
+				if err := verifyProof(ctx, cfg, c, &out); err != nil {
+					return out, err
+				}
+			}
 			return out, nil
 		}
 	}
@@ -150,6 +151,92 @@ func runWorker(ctx context.Context, cfg *Config, c Check) (outcome, error) {
 		out.errText = err.Error()
 	}
 	return out, nil
+}
+
+// process is how one worker process ended.
+type process struct {
+	stdout   []byte
+	stderr   string // the first 64 KiB
+	err      error  // from Run
+	wall     time.Duration
+	timedOut bool // killed at its deadline (Timeout + Grace)
+}
+
+// runProcess runs argv in its own process group under the wall-clock and
+// memory limits of cfg, killing the whole group (solver processes too) at
+// the deadline or when ctx is cancelled.
+func runProcess(ctx context.Context, cfg *Config, argv []string) process {
+	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout+cfg.Grace)
+	defer cancel()
+	if cfg.MemBytes > 0 && cfg.prlimit != "" {
+		argv = append([]string{cfg.prlimit, "--as=" + strconv.FormatInt(cfg.MemBytes, 10), "--"}, argv...)
+	}
+	cmd := exec.CommandContext(wctx, argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if cmd.Process != nil {
+			return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+		return nil
+	}
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
+	start := time.Now()
+	err := cmd.Run()
+	return process{stdout: stdout.Bytes(), stderr: stderr.String(), err: err, wall: time.Since(start),
+		timedOut: wctx.Err() != nil && ctx.Err() == nil}
+}
+
+// proofDir is where the worker writes the proof of check c: one directory
+// per check under Out/proofs, named readably and made unique by a hash of
+// everything that tells checks apart.
+func proofDir(cfg *Config, c Check) string {
+	k := c.Key
+	h := sha256.Sum256([]byte(strings.Join([]string{k.Suite, k.Benchmark, k.Function, k.Compiler, k.SrcOpt, k.DstOpt,
+		k.CFlags, k.UBModel, k.Engine, c.Variant, c.SrcFile, c.DstFile}, "\x00")))
+	clean := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '/' || r == '\x00' || r == ' ' {
+				return '_'
+			}
+			return r
+		}, s)
+	}
+	name := fmt.Sprintf("%s.%s.%s-%s.%s.%x", clean(k.Benchmark), clean(k.Compiler), clean(k.SrcOpt), clean(k.DstOpt),
+		clean(strings.ReplaceAll(k.UBModel, ",", "+")), h[:4])
+	out := cfg.Out
+	if abs, err := filepath.Abs(out); err == nil {
+		out = abs // the row names the proof wherever the report runs from
+	}
+	return filepath.Join(out, "proofs", clean(k.Suite), name)
+}
+
+// verifyProof rechecks the proof an equivalent verdict came with, in a
+// process of its own under the same limits: `eqc proof verify` rebuilds
+// every obligation from the binaries and the proof file, without the
+// search. The verdict stands either way (the search's obligations were
+// discharged); the row records whether the proof was verified and why not.
+func verifyProof(ctx context.Context, cfg *Config, c Check, out *outcome) error {
+	argv := append(append([]string{}, cfg.Verifier...), "--json", "--timeout", cfg.Timeout.String(), out.res.Proof, c.SrcFile, c.DstFile)
+	p := runProcess(ctx, cfg, argv) // (not in procWall, which is the check's process)
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	var v verifierResult
+	line := firstJSONLine(p.stdout)
+	switch {
+	case p.timedOut:
+		out.proofNote = "proof not verified: the verifier was killed at the timeout"
+	case line == nil || json.Unmarshal(line, &v) != nil:
+		out.proofNote = "proof not verified: the verifier gave no result: " + firstLine(p.stderr)
+	case !v.Verified:
+		out.proofNote = "proof not verified: " + v.Reason
+	default:
+		out.proofVerified = true
+	}
+	return nil
 }
 
 // checkUB turns a sweep UB model ("all", "none", "sio", "sio+tbsa") into

@@ -94,3 +94,49 @@ func TestParseUBModels(t *testing.T) {
 		}
 	}
 }
+
+// An equivalent verdict's proof goes to the verifier; the row records
+// whether it was verified, and why not.
+func TestRunWorkerVerifiesProofs(t *testing.T) {
+	out := t.TempDir()
+	worker := `for a; do case "$prev" in --proof) dir=$a;; esac; prev=$a; done
+mkdir -p "$dir" && echo '{}' > "$dir/f.proof.json"
+echo "{\"function\":\"f\",\"verdict\":\"equivalent\",\"reason\":\"\",\"engine\":\"static\",\"wall_s\":0.5,\"proof\":\"$dir/f.proof.json\"}"`
+	cases := []struct {
+		name, verifier string
+		verified       bool
+		note           string
+	}{
+		{"verified", `echo '{"function":"f","verified":true,"engine":"loop-free"}'`, true, ""},
+		{"refused", `echo '{"function":"f","verified":false,"reason":"edge 0 differs"}'; exit 2`, false, "proof not verified: edge 0 differs"},
+		{"crashed", `echo 'panic: boom' >&2; exit 2`, false, "proof not verified: the verifier gave no result: panic: boom"},
+		{"hung", `sleep 30`, false, "proof not verified: the verifier was killed at the timeout"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := &Config{Worker: fakeWorker(t, worker), Verifier: fakeWorker(t, c.verifier), Out: out,
+				Timeout: 200 * time.Millisecond, Grace: 300 * time.Millisecond}
+			o, err := runWorker(context.Background(), cfg, testCheck())
+			if err != nil {
+				t.Fatal(err)
+			}
+			row := makeRow(*cfg, testCheck(), o, time.Now())
+			if err := row.Validate(); err != nil {
+				t.Errorf("row invalid: %v", err)
+			}
+			if row.Verdict != "equivalent" || row.ProofVerified != c.verified || row.Error != c.note {
+				t.Errorf("row verdict %q verified %v error %q; want equivalent, %v, %q", row.Verdict, row.ProofVerified, row.Error, c.verified, c.note)
+			}
+			if want := proofDir(cfg, testCheck()); !strings.HasPrefix(row.ProofFile, filepath.Join(want, "f.proof.json")) || !strings.HasPrefix(want, out) {
+				t.Errorf("proof file %q, want it in %s under %s", row.ProofFile, want, out)
+			}
+		})
+	}
+	// Without a verifier no proof is asked for.
+	cfg := &Config{Worker: fakeWorker(t, `case "$*" in *--proof*) exit 3;; esac; echo '{"function":"f","verdict":"equivalent","reason":"","engine":"static"}'`),
+		Timeout: time.Second, Grace: time.Second}
+	o, err := runWorker(context.Background(), cfg, testCheck())
+	if err != nil || o.res.Verdict != "equivalent" || o.proofVerified {
+		t.Errorf("no verifier: %+v, %v", o, err)
+	}
+}

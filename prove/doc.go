@@ -1,8 +1,12 @@
 // Package prove decides the queries of translation validation with SMT
 // solvers, and holds the Houdini fixpoint over candidate invariants
 // (houdini.go: drop every candidate a failing edge's model falsifies, until
-// the rest is inductive). Proof files with their independent checker are
-// not built yet.
+// the rest is inductive), and the proof file format (prooffile.go: JSON,
+// versioned, binaries named by SHA-256, the product graph with invariants
+// as SMT-LIB terms, the assumptions; read strictly, a malformed file is a
+// *MalformedProofError). The checker that replays a proof file against
+// the binaries is align.Verify, since rebuilding obligations needs the
+// engines.
 //
 // # Queries over terms
 //

@@ -2,6 +2,7 @@ package prove
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"eqc/ir"
@@ -15,6 +16,9 @@ import (
 
 // Trace, when set, is told about every Houdini query (for debugging).
 var Trace func(what string, from, to, candidates int, st Status, d time.Duration)
+
+// DumpQuery, when set, is given every Houdini query (for debugging).
+var DumpQuery func(what string, q Query)
 
 // HoudiniEdge is an edge between two invariant sites.
 type HoudiniEdge struct {
@@ -76,6 +80,9 @@ func Houdini(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term, ed
 					break
 				}
 				q := Query{B: b, Assertions: append(append(append([]ir.Term(nil), e.Pre...), r.Invariants(cands, e.From)...), b.Not(b.And(posts...)))}
+				if DumpQuery != nil {
+					DumpQuery(fmt.Sprintf("houdini-n%d-n%d-%d", e.From, e.To, len(posts)), q)
+				}
 				t0 := time.Now()
 				res := s.Check(ctx, q)
 				r.Queries++

@@ -6,10 +6,11 @@
 //
 // Row is the schema: its first columns are exactly DESIGN.md's results
 // schema, in order (DesignColumns); extensions follow (src_file, dst_file,
-// dst_function, proof_file, cex_input, error, variant). Columns are added, never
+// dst_function, proof_file, cex_input, error, variant, proof_verified).
+// Columns are added, never
 // renamed or retyped (SchemaVersion counts the additions); a file written
 // before a column existed reads with that column zero. Text is UTF-8,
-// seconds are float64, counts int64, started_at a UTC timestamp with
+// seconds are float64, counts int64, flags bool, started_at a UTC timestamp with
 // microsecond precision. Row.Validate states the value rules — verdict is
 // equivalent, not-equivalent or unknown, an unknown verdict has a reason,
 // numbers are finite and non-negative — and both the writer and the reader
@@ -43,7 +44,8 @@
 //
 // Latest keeps the newest run of each check (a resumed or repeated sweep
 // may hold one check twice). Summarize groups checks by suite, compiler,
-// src_opt→dst_opt, UB model and engine: proved/total, not-equivalent,
+// src_opt→dst_opt, UB model and engine: proved/total, proofs verified,
+// not-equivalent,
 // unknown with its most frequent reasons, median and mean wall seconds.
 // Ablations puts the groups that differ only in UB model side by side.
 // Kernels builds one per-kernel table per suite in the shape of PLDI'19

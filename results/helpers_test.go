@@ -85,6 +85,7 @@ func randomRow(rng *rand.Rand) Row {
 		StartedAt: time.UnixMicro(946684800_000000 + rng.Int64N(100*365*24*3600*1_000_000)).UTC(),
 		SrcFile:   randomString(rng), DstFile: randomString(rng), DstFunction: randomString(rng),
 		ProofFile: randomString(rng), CexInput: randomString(rng), Error: randomString(rng),
+		ProofVerified: rng.IntN(2) == 0,
 	}
 	if r.Verdict == Unknown && r.Reason == "" {
 		r.Reason = "timeout"

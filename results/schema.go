@@ -13,7 +13,7 @@ import (
 // MetadataSchemaVersion. It changes when a column is added (extend, do not
 // rename): a reader of version N reads files of any version <= N, missing
 // columns reading as zero values.
-const SchemaVersion = "2" // 2: variant
+const SchemaVersion = "3" // 2: variant; 3: proof_verified
 
 // MetadataSchemaVersion is the key/value metadata key holding SchemaVersion.
 const MetadataSchemaVersion = "eqc.results.schema_version"
@@ -80,6 +80,10 @@ type Row struct {
 	CexInput    string `parquet:"cex_input"`    // not-equivalent: the concrete input, as JSON
 	Error       string `parquet:"error"`        // full message behind an unknown reason (e.g. a compiler's or tracer's error); may be empty
 	Variant     string `parquet:"variant,dict"` // the suite's source variant (e.g. TSVC "fixed" or "param"); may be empty
+	// ProofVerified: the proof of an equivalent verdict (proof_file) was
+	// rechecked by `eqc proof verify`, which rebuilt and discharged every
+	// obligation without the search. False when not verified or never tried.
+	ProofVerified bool `parquet:"proof_verified"`
 }
 
 // Columns lists the Parquet column names of Row in order.

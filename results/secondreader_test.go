@@ -190,6 +190,10 @@ func checkSchema(t *testing.T, d *dump) {
 			if e.Type != "INT64" || (e.LogicalType != nil && !signed64) {
 				t.Errorf("column %s: %s/%v, want INT64 (signed 64-bit integer)", e.Name, e.Type, e.LogicalType)
 			}
+		case reflect.Bool:
+			if e.Type != "BOOLEAN" {
+				t.Errorf("column %s: %s, want BOOLEAN", e.Name, e.Type)
+			}
 		default: // started_at
 			if e.Type != "INT64" || logical != "TIMESTAMP" || e.LogicalType["unit"] != "MICROS" || e.LogicalType["isAdjustedToUTC"] != true {
 				t.Errorf("column %s: %s/%v, want INT64 TIMESTAMP(MICROS, UTC)", e.Name, e.Type, e.LogicalType)
@@ -229,6 +233,10 @@ func compareRow(t *testing.T, i int, got map[string]any, want *Row) {
 			n, ok := g.(json.Number)
 			x, err := strconv.ParseFloat(n.String(), 64)
 			if !ok || err != nil || x != w {
+				bad(w)
+			}
+		case bool:
+			if x, ok := g.(bool); !ok || x != w {
 				bad(w)
 			}
 		case time.Time:

@@ -67,6 +67,7 @@ type Group struct {
 	GroupKey
 	Total         int
 	Proved        int // equivalent
+	Verified      int // equivalent, with the proof rechecked by eqc proof verify
 	NotEquivalent int
 	Unknown       int
 	MedianWallS   float64 // over every check of the group, whatever its verdict
@@ -99,6 +100,9 @@ func summarize(k GroupKey, rs []*Row) Group {
 		switch r.Verdict {
 		case Equivalent:
 			g.Proved++
+			if r.ProofVerified {
+				g.Verified++
+			}
 		case NotEquivalent:
 			g.NotEquivalent++
 		default:

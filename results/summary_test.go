@@ -241,3 +241,30 @@ func TestParseFormat(t *testing.T) {
 		t.Error("html accepted")
 	}
 }
+
+// Verified counts the equivalent checks whose proof eqc proof verify
+// accepted, and appears in the summary table beside proved/total.
+func TestSummarizeCountsVerifiedProofs(t *testing.T) {
+	var rows []Row
+	for i, v := range []struct {
+		verdict  string
+		verified bool
+	}{{Equivalent, true}, {Equivalent, true}, {Equivalent, false}, {Unknown, false}} {
+		r := validRow()
+		r.Benchmark = fmt.Sprintf("s%03d", i)
+		r.Verdict, r.ProofVerified = v.verdict, v.verified
+		if v.verdict == Unknown {
+			r.Reason = "timeout"
+		}
+		rows = append(rows, r)
+	}
+	groups := Summarize(rows)
+	if len(groups) != 1 || groups[0].Proved != 3 || groups[0].Verified != 2 {
+		t.Fatalf("groups %+v, want one with 3 proved, 2 verified", groups)
+	}
+	tab := SummaryTable(groups)
+	col := slices.Index(tab.Header, "verified")
+	if col < 0 || tab.Rows[0][col] != "2" || tab.Rows[0][col-1] != "3/4" {
+		t.Errorf("summary table header %v row %v: want verified 2 after proved/total 3/4", tab.Header, tab.Rows[0])
+	}
+}

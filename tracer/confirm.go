@@ -131,7 +131,8 @@ type confirmSide struct {
 // once (a single link and process when srcObj and dstObj are the same file)
 // into a temporary directory removed before Confirm returns. Each run may
 // take 5 s; with a deadline on ctx, the source run at most half the time
-// left and the destination run the rest.
+// left and the destination run the rest. To run many inputs on one pair,
+// NewConfirmer links once for all of them.
 //
 // Errors are for bad input only, and name the file: a file that is not an
 // x86-64 relocatable object (*NotObjectError, or an x86 harvesting error), a
@@ -140,22 +141,45 @@ type confirmSide struct {
 // (*UnknownGlobalError), a malformed memory initialisation
 // (*BadVectorError); plus ctx's error and tracer failures.
 func Confirm(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string, in Input) (*Confirmation, error) {
+	cf, err := NewConfirmer(ctx, srcObj, srcFunc, dstObj, dstFunc)
+	if err != nil {
+		return nil, err
+	}
+	defer cf.Close()
+	return cf.Confirm(ctx, in)
+}
+
+// Confirmer confirms many inputs on one pair: linking both objects costs a
+// few hundred milliseconds, a run of a small function a few, so a caller
+// that tries several inputs (differential testing) links once. Its
+// executables and processes live until Close. Not safe for concurrent use.
+type Confirmer struct {
+	src, dst *confirmSide
+	sides    []*confirmSide // the distinct ones: one when both are the same file
+	same     bool
+	sig      *x86.FuncDebug
+}
+
+// NewConfirmer reads and links both objects for Confirmer.Confirm. Its
+// errors are those of Confirm that do not depend on the input. The caller
+// must Close it.
+func NewConfirmer(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string) (*Confirmer, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	src := &confirmSide{objPath: srcObj, fn: srcFunc}
 	dst := &confirmSide{objPath: dstObj, fn: dstFunc}
-	same := sameFile(srcObj, dstObj)
-	sides := []*confirmSide{src, dst}
-	if same {
-		sides = sides[:1]
+	cf := &Confirmer{src: src, dst: dst, same: sameFile(srcObj, dstObj)}
+	cf.sides = []*confirmSide{src, dst}
+	if cf.same {
+		cf.sides = cf.sides[:1]
 	}
-	for _, s := range sides {
+	for _, s := range cf.sides {
 		if err := s.read(); err != nil {
 			return nil, err
 		}
 	}
-	if same {
+	if cf.same {
 		dst.obj, dst.file = src.obj, src.file
 	}
 	for _, s := range []*confirmSide{src, dst} {
@@ -163,37 +187,59 @@ func Confirm(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string, in In
 			return nil, err
 		}
 	}
-
 	sizes := unionSizes(src.obj, dst.obj)
-	defer func() {
-		for _, s := range sides {
-			if s.proc != nil {
-				s.proc.Close()
-			}
-			if s.exe != nil {
-				s.exe.Remove()
-			}
-		}
-	}()
-	for _, s := range sides {
+	for _, s := range cf.sides {
 		if err := ctx.Err(); err != nil {
+			cf.Close()
 			return nil, err
 		}
 		exe, err := Link(s.objPath, LinkOptions{Sizes: sizes})
 		if err != nil {
+			cf.Close()
 			return nil, err
 		}
 		s.exe = exe
 		if s.img, err = readImage(exe); err != nil {
+			cf.Close()
 			return nil, err
 		}
 	}
-	if same {
+	if cf.same {
 		dst.exe, dst.img = src.exe, src.img
 	}
+	cf.sig = signatureOf(src, dst)
+	return cf, nil
+}
 
-	sig := signatureOf(src, dst)
-	args, err := normalArgs(src, in.Args, sig)
+// Close ends the processes and removes the executables.
+func (cf *Confirmer) Close() {
+	for _, s := range cf.sides {
+		if s.proc != nil {
+			s.proc.Close()
+			s.proc = nil
+		}
+		if s.exe != nil {
+			s.exe.Remove()
+			s.exe = nil
+		}
+	}
+	if cf.same {
+		cf.dst.proc, cf.dst.exe = nil, nil
+	}
+}
+
+// Confirm runs both functions on in and compares them, exactly as the
+// function Confirm does; every run starts from the executable's initial
+// memory, whatever earlier runs did.
+func (cf *Confirmer) Confirm(ctx context.Context, in Input) (*Confirmation, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	src, dst := cf.src, cf.dst
+	if src.exe == nil {
+		return nil, fmt.Errorf("tracer: confirm %s/%s: the Confirmer is closed", src.fn, dst.fn)
+	}
+	args, err := normalArgs(src, in.Args, cf.sig)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +262,7 @@ func Confirm(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string, in In
 			return nil, err
 		}
 		if s.proc == nil {
-			if same && i == 1 {
+			if cf.same && i == 1 {
 				s.proc = src.proc
 			} else if s.proc, err = Start(s.exe, Options{Timeout: timeout}); err != nil {
 				return nil, err
@@ -228,10 +274,31 @@ func Confirm(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string, in In
 		}
 		results[i] = r
 	}
-	c.Src = observe(results[0], sig)
-	c.Dst = observe(results[1], sig)
-	compareRuns(c, src, dst, results[0], results[1], sig)
+	c.Src = observe(results[0], cf.sig)
+	c.Dst = observe(results[1], cf.sig)
+	compareRuns(c, src, dst, results[0], results[1], cf.sig)
 	return c, nil
+}
+
+// ConfirmMany confirms every input of ins on one pair, linking once: the
+// i-th Confirmation is what Confirm would give for ins[i]. On an error it
+// returns the confirmations of the inputs before the failing one with the
+// error.
+func ConfirmMany(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string, ins []Input) ([]*Confirmation, error) {
+	cf, err := NewConfirmer(ctx, srcObj, srcFunc, dstObj, dstFunc)
+	if err != nil {
+		return nil, err
+	}
+	defer cf.Close()
+	out := make([]*Confirmation, 0, len(ins))
+	for _, in := range ins {
+		c, err := cf.Confirm(ctx, in)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 func sameFile(a, b string) bool {

@@ -255,3 +255,46 @@ func TestConfirmTimeout(t *testing.T) {
 		t.Errorf("dst loops: Differ=%v %q outcome %v (%s)", c.Differ, c.Differences, c.Dst.Outcome, c.Detail)
 	}
 }
+
+// TestConfirmMany checks the batch form against Confirm: the same
+// confirmation for every input, each run starting from the executables'
+// initial memory (g counts up from its initial value in every run, not
+// across runs), runs after a faulting one unaffected, and an input error
+// returning the confirmations before it.
+func TestConfirmMany(t *testing.T) {
+	src := pairObj(t, "gcc", "m0", "int g; int m(int *p, int x) { g++; if (x == 3) return *p; return g + x; }\n", "-O0")
+	dst := pairObj(t, "gcc", "m3", "int g; int m(int *p, int x) { g++; if (x == 3) return *p; return g + x + (x == 5); }\n", "-O3")
+	var ins []Input
+	for x := uint64(0); x < 7; x++ {
+		ins = append(ins, Input{Args: []uint64{0, x}, Globals: map[string][]byte{"g": {byte(10 * x), 0, 0, 0}}})
+	}
+	ctx := context.Background()
+	cs, err := ConfirmMany(ctx, src, "m", dst, "m", ins)
+	if err != nil || len(cs) != len(ins) {
+		t.Fatalf("ConfirmMany: %d confirmations, %v", len(cs), err)
+	}
+	for i, in := range ins {
+		one := confirm(t, src, "m", dst, "m", in)
+		c := cs[i]
+		if c.Differ != one.Differ || strings.Join(c.Differences, "|") != strings.Join(one.Differences, "|") || c.Detail != one.Detail ||
+			c.Src.Outcome != one.Src.Outcome || c.Src.Return != one.Src.Return || c.Dst.Return != one.Dst.Return {
+			t.Errorf("m(%d): batch Differ=%v %q (%s) return %d/%d; alone Differ=%v %q (%s) return %d/%d", i,
+				c.Differ, c.Differences, c.Detail, c.Src.Return, c.Dst.Return, one.Differ, one.Differences, one.Detail, one.Src.Return, one.Dst.Return)
+		}
+		if want := i == 5; c.Differ != want {
+			t.Errorf("m(%d): Differ=%v, want %v", i, c.Differ, want)
+		}
+		if i != 3 && c.Src.Return != uint64(11*i+1) {
+			t.Errorf("m(%d): src returned %d, want %d (memory left over from an earlier run?)", i, c.Src.Return, 11*i+1)
+		}
+	}
+	if cs[3].Src.Outcome != Fault {
+		t.Errorf("m(NULL, 3): src %s, want a fault", cs[3].Src.Detail)
+	}
+	bad := append(append([]Input{}, ins[:2]...), Input{Globals: map[string][]byte{"zz": {1}}}, ins[2])
+	cs, err = ConfirmMany(ctx, src, "m", dst, "m", bad)
+	var ug *UnknownGlobalError
+	if !errors.As(err, &ug) || len(cs) != 2 {
+		t.Errorf("unknown global in the third input: %d confirmations, %v", len(cs), err)
+	}
+}

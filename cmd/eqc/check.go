@@ -33,7 +33,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	engine := fs.String("engine", "auto", "static, data or auto")
 	ubModel := fs.String("ub", "all", "undefined-behaviour model: all, none, or a list of sio,tbsa,obva,shift,div,null,align")
 	timeout := fs.Duration("timeout", 300*time.Second, "give up on a function after this long")
-	proofDir := fs.String("proof", "", "write proof files here (not built yet)")
+	proofDir := fs.String("proof", "", "write a proof file DIR/FUNCTION.proof.json for each equivalent function (recheck with eqc proof verify)")
 	solvers := fs.String("solver", "z3", "comma-separated SMT backends to race: z3, z3-process, cvc5, boolector")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: eqc check [--json] [--func NAME]... [--src-func NAME --dst-func NAME] [--engine static|data|auto] [--ub LIST] [--timeout DURATION] [--proof DIR] [--context FILE]... SRC DST\n")
@@ -65,7 +65,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *proofDir != "" {
-		return usage("proof files (--proof) are not built yet")
+		if err := proofDirReady(*proofDir); err != nil {
+			return usage("--proof: %v", err)
+		}
 	}
 	if (*srcFunc == "") != (*dstFunc == "") {
 		return usage("--src-func and --dst-func go together")
@@ -119,6 +121,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			worse(exitBadInput)
 			continue
 		}
+		if *proofDir != "" && res.Verdict == align.Equivalent && res.Proof != nil {
+			if err := writeProofFile(*proofDir, &res); err != nil {
+				fmt.Fprintf(stderr, "eqc check: writing the proof of %s: %v\n", res.Function, err)
+				worse(exitBadInput)
+			}
+		}
 		switch res.Verdict {
 		case align.NotEquivalent:
 			worse(exitNotEquivalent)
@@ -134,6 +142,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			name += "/" + res.DstFunction
 		}
 		fmt.Fprintf(stdout, "%-24s %-15s %8.2f %5d  %s\n", name, res.Verdict, res.WallS, res.SMTQueries, res.Reason)
+		if res.ProofPath != "" {
+			fmt.Fprintf(stdout, "%24s proof: %s\n", "", res.ProofPath)
+		}
 		if res.Input != nil {
 			fmt.Fprintf(stdout, "%24s input: args %#x", "", res.Input.Args)
 			for g, data := range res.Input.Globals {

@@ -41,7 +41,8 @@ func commands() []command {
 		{name: "sweep", usage: "--suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub LIST] [--engine E] [--timeout D] [--jobs N] [--out DIR]",
 			summary: "compile a suite, check every function pair, write Parquet", run: runSweep},
 		{name: "report", usage: "[--format text|markdown] DIR", summary: "summary tables from the Parquet files under DIR", run: runReport},
-		{name: "proof", usage: "verify PROOF SRC DST", summary: "recheck a proof independently of the search", issue: "the static-checker issue"},
+		{name: "proof", usage: "verify [--json] [--solver LIST] [--timeout DURATION] [--context FILE]... PROOF SRC DST",
+			summary: "recheck a proof file (eqc check --proof) against the binaries, without the search", run: runProof},
 		{name: "smt", usage: "[--solver z3|z3-process|cvc5|boolector|portfolio] [--timeout DURATION] FILE",
 			summary: "decide an SMT-LIB2 query with eqc's solver layer (a debugging aid)", run: runSMT},
 		{name: "version", summary: "print the version", run: runVersion},
@@ -92,7 +93,8 @@ func usage(w io.Writer) {
 			fmt.Fprintf(w, "%15s%s %s\n", "", c.name, c.usage)
 		}
 	}
-	fmt.Fprintf(w, "\nExit status: 0 all equivalent, 1 some not-equivalent, 2 some unknown, 64 usage, 65 bad input.\n")
+	fmt.Fprintf(w, "\nExit status: 0 all equivalent, 1 some not-equivalent, 2 some unknown, 64 usage, 65 bad input;\n")
+	fmt.Fprintf(w, "eqc proof verify: 0 verified, 2 not verified.\n")
 }
 
 func runVersion(_ []string, stdout, _ io.Writer) int {

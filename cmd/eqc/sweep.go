@@ -140,7 +140,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	sum, err := pipeline.Run(ctx, pipeline.Config{
 		Suite: suite, Compilers: compilers, SrcOpt: src, DstOpts: dsts, UBModels: ubModels,
 		Engine: *engine, Timeout: *timeout, Jobs: *jobs, Out: outDir, MemBytes: memBytes,
-		Worker: []string{exe, "check"}, Version: version, Log: stderr, Progress: isTerminal(stderr),
+		Worker: []string{exe, "check"}, Verifier: []string{exe, "proof", "verify"}, Version: version, Log: stderr, Progress: isTerminal(stderr),
 	})
 	if err != nil {
 		var missing *bench.MissingToolError

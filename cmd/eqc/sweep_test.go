@@ -82,8 +82,9 @@ func writeSuite(t *testing.T, files map[string]string) string {
 
 const (
 	loopFreeC = "int f(int x, int y) { return (x + y) * 3 - y; }\n"
-	kernelC   = "#define LEN 1000\nint a[LEN], b[LEN], c[LEN];\n" +
-		"void vpv(void) { for (int i = 0; i < LEN; i++) a[i] += b[i] * c[i]; }\n"
+	// A call is still outside what the checker proves: the sweep's one
+	// unknown.
+	kernelC = "int g(int);\nint callg(int x) { return g(x + 1) * 2; }\n"
 )
 
 func readRows(t *testing.T, dir string) []results.Row {
@@ -137,10 +138,15 @@ func TestSweepEndToEndAndResume(t *testing.T) {
 	if r := byFunc["f"]; r.Verdict != "equivalent" || r.Benchmark != "arith" || r.SMTQueries == 0 {
 		t.Errorf("f: %+v, want equivalent from benchmark arith with SMT queries", r)
 	}
-	if r := byFunc["vpv"]; r.Verdict != "unknown" || r.Reason == "" || r.Benchmark != "kernel" {
-		t.Errorf("vpv: %+v, want unknown with a reason", r)
+	if r := byFunc["f"]; !r.ProofVerified || r.ProofFile == "" || r.Error != "" {
+		t.Errorf("f: proof %q verified %v (%s), want a proof eqc proof verify accepted", r.ProofFile, r.ProofVerified, r.Error)
+	} else if _, err := os.Stat(r.ProofFile); err != nil {
+		t.Errorf("f: %v", err)
 	}
-	if rows[0].Function != "f" || rows[1].Function != "vpv" {
+	if r := byFunc["callg"]; r.Verdict != "unknown" || r.Reason == "" || r.Benchmark != "kernel" {
+		t.Errorf("callg: %+v, want unknown with a reason", r)
+	}
+	if rows[0].Function != "f" || rows[1].Function != "callg" {
 		t.Errorf("rows not in key order: %s, %s", rows[0].Function, rows[1].Function)
 	}
 	files := parquetFiles(t, out)

@@ -1,13 +1,24 @@
-/* Loops over global arrays of a fixed length, for the loop engine. Each
- * function is compiled at -O0 and checked against -O3 (vectorized by both
- * compilers). The examples follow the seeds' own: Figure 2.3's
- * sum_positive and Figure 2.1's element-wise sum of the thesis, and the
- * bit-flip loop of seed 001 §2 (byte by byte; -O3 flips many at a time).
- * mutants.txt lists one source mutation per function. */
+/* Loops for the loop engine, after the seeds' own examples: the thesis's
+ * Figure 2.1 (dsum: twice the sum of the first n - 1 naturals, a loop
+ * bounded by an argument) and Figure 2.3 (sum_positive, over a global
+ * array), and the bit-flip loop of seed 001 Figure 2 (flip_words over an
+ * array and its length; flip byte by byte over a global, which -O3 flips
+ * many at a time), with element-wise kernels over global arrays of a fixed
+ * length (gcc-12 and clang-16 vectorize them at -O3). Each function is
+ * compiled at -O0 and checked against -O3; mutants.txt lists inequivalent
+ * variants of each. */
 #define N 1024
 
 int A[N], B[N], C[N];
 unsigned char F[N];
+
+int dsum(int n)
+{
+	int sum = 0;
+	for (int i = 1; i < n; i++)
+		sum = sum + 2 * i;
+	return sum;
+}
 
 int sum_positive(void)
 {
@@ -16,6 +27,12 @@ int sum_positive(void)
 		if (A[i] > 0)
 			s += A[i];
 	return s;
+}
+
+void flip_words(int *array, int len)
+{
+	for (int i = 0; i < len; i++)
+		array[i] = ~array[i];
 }
 
 void flip(void)

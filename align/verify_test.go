@@ -1,0 +1,253 @@
+package align
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"eqc/bench"
+	"eqc/prove"
+)
+
+// The proof checker against real proofs: a pair is proved by Check, its
+// proof written and read back, and Verify — with a fresh solver, so no
+// answer comes from the search's cache — must accept it; then the proof
+// or the binaries are tampered with, and Verify must refuse with a reason.
+
+// compileOne compiles src with gcc-12 at each level into dir, through
+// package bench so the flags are the suite's; objects by level.
+func compileOne(t *testing.T, src, dir string, levels ...string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	cc, err := bench.LookupCompiler(ctx, "gcc-12")
+	if err != nil {
+		t.Fatalf("%v (run `make deps`)", err)
+	}
+	objs := map[string]string{}
+	for _, lvl := range levels {
+		opt, err := bench.ParseOpt(lvl, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := bench.Compile(ctx, cc, opt, bench.DefaultVariant, src, filepath.Join(dir, lvl))
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs[lvl] = o.Path
+	}
+	return objs
+}
+
+func newSolver(t *testing.T) prove.Solver {
+	t.Helper()
+	s, _, err := prove.New(prove.Options{CacheSize: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// roundTrip writes pf to a file and reads it back, as eqc check --proof
+// and eqc proof verify do.
+func roundTrip(t *testing.T, pf *prove.ProofFile) *prove.ProofFile {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "p.proof.json")
+	if err := prove.WriteProof(path, pf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := prove.ReadProof(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+// tamper is one way of breaking a proof: edit changes the proof (a deep
+// copy) or returns a different target binary; want is a piece of the
+// reason Verify must give.
+type tamper struct {
+	name string
+	edit func(pf *prove.ProofFile) (dst string)
+	want string
+}
+
+// checkTampers runs Verify on each tampered proof and wants a refusal.
+func checkTampers(t *testing.T, good *prove.ProofFile, src, dst string, tampers []tamper) {
+	t.Helper()
+	for _, tc := range tampers {
+		t.Run(tc.name, func(t *testing.T) {
+			pf := roundTrip(t, good) // a fresh copy
+			d := tc.edit(pf)
+			if d == "" {
+				d = dst
+			}
+			t0 := time.Now()
+			v, err := Verify(context.Background(), VerifyRequest{Proof: pf, SrcPath: src, DstPath: d, Timeout: 2 * time.Minute}, newSolver(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: verified=%v in %v: %s", tc.name, v.Verified, time.Since(t0).Round(time.Millisecond), v.Reason)
+			if v.Verified {
+				t.Fatalf("UNSOUND: the tampered proof (%s) was verified", tc.name)
+			}
+			if !strings.Contains(v.Reason, tc.want) {
+				t.Errorf("reason %q does not mention %q", v.Reason, tc.want)
+			}
+		})
+	}
+}
+
+func TestProofVerifyLoopFree(t *testing.T) {
+	dir := t.TempDir()
+	objs := compileOne(t, "testdata/loopfree/base.c", dir, "O0", "O3")
+	// A different add3 (+ y for − y), for a target swapped under a
+	// forged hash.
+	mutant := filepath.Join(dir, "mutant.c")
+	base, err := os.ReadFile("testdata/loopfree/base.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(mutant, []byte(strings.Replace(string(base), "return (x + y) * 3 - y;", "return (x + y) * 3 + y;", 1)), 0o644)
+	mobjs := compileOne(t, mutant, dir, "O3")
+	s := newSolver(t)
+	for _, fn := range []string{"add3", "bump", "square"} {
+		t.Run(fn, func(t *testing.T) {
+			t0 := time.Now()
+			res, err := Check(context.Background(), Request{SrcPath: objs["O0"], SrcFunc: fn, DstPath: objs["O3"], DstFunc: fn, UB: "none", Timeout: time.Minute}, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkT := time.Since(t0)
+			if res.Verdict != Equivalent || res.Proof == nil {
+				t.Fatalf("not proved: %s %s (proof %v)", res.Verdict, res.Reason, res.Proof != nil)
+			}
+			pf := roundTrip(t, res.Proof)
+			if pf.Engine != prove.EngineLoopFree || len(pf.Obligations) == 0 || len(pf.Assumptions) == 0 {
+				t.Fatalf("proof lacks parts: %+v", pf)
+			}
+			t0 = time.Now()
+			v, err := Verify(context.Background(), VerifyRequest{Proof: pf, SrcPath: objs["O0"], DstPath: objs["O3"]}, newSolver(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: check %v, verify %v (%d obligations): verified=%v %s", fn, checkT.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond), v.Obligations, v.Verified, v.Reason)
+			if !v.Verified {
+				t.Fatalf("the proof was not verified: %s", v.Reason)
+			}
+		})
+	}
+	res, err := Check(context.Background(), Request{SrcPath: objs["O0"], SrcFunc: "add3", DstPath: objs["O3"], DstFunc: "add3", UB: "none"}, s)
+	if err != nil || res.Proof == nil {
+		t.Fatalf("add3 not proved: %v %+v", err, res)
+	}
+	checkTampers(t, res.Proof, objs["O0"], objs["O3"], []tamper{
+		{"target swapped", func(*prove.ProofFile) string { return mobjs["O3"] }, "is not the file the proof is about"},
+		{"target swapped, hash forged", func(pf *prove.ProofFile) string {
+			pf.Target.SHA256, _ = prove.HashFile(mobjs["O3"])
+			return mobjs["O3"]
+		}, "does not prove it: counterexample"},
+		{"source is the target", func(pf *prove.ProofFile) string { pf.Source.SHA256 = pf.Target.SHA256; return "" }, "not the file the proof is about"},
+		{"assumption dropped", func(pf *prove.ProofFile) string { pf.Assumptions = pf.Assumptions[1:]; return "" }, "assumption 1"},
+		{"invariant added", func(pf *prove.ProofFile) string { pf.Product.Nodes[0].Invariants = []string{"false"}; return "" }, "node n0 differs"},
+		{"alignment changed", func(pf *prove.ProofFile) string { pf.Product.Edges[0].SrcPath.Mu = 3; return "" }, "edge 0 differs"},
+		{"other target function", func(pf *prove.ProofFile) string { pf.Target.Function = "absdiff"; return "" }, "differs"},
+	})
+}
+
+// TestProofVerifyLoops proves add of testdata/loops/base.c (gcc-12 -O0
+// against -O3, vectorized), verifies the proof, and refuses it tampered.
+func TestProofVerifyLoops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a loop: a minute")
+	}
+	dir := t.TempDir()
+	objs := compileOne(t, "testdata/loops/base.c", dir, "O0", "O3")
+	base, err := os.ReadFile("testdata/loops/base.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mutant := filepath.Join(dir, "mutant.c") // mutants.txt's add_op
+	os.WriteFile(mutant, []byte(strings.Replace(string(base), "C[i] = A[i] + B[i];", "C[i] = A[i] - B[i];", 1)), 0o644)
+	mobjs := compileOne(t, mutant, dir, "O3")
+	t0 := time.Now()
+	res, err := Check(context.Background(), Request{SrcPath: objs["O0"], SrcFunc: "add", DstPath: objs["O3"], DstFunc: "add", UB: "none", Timeout: 4 * time.Minute}, newSolver(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkT := time.Since(t0)
+	if res.Verdict != Equivalent || res.Proof == nil {
+		t.Fatalf("add not proved: %s (%s)", res.Verdict, res.Reason)
+	}
+	pf := roundTrip(t, res.Proof)
+	invs := 0
+	inv := -1 // a node with invariants
+	for _, n := range pf.Product.Nodes {
+		invs += len(n.Invariants)
+		if len(n.Invariants) > 0 && inv < 0 {
+			inv = n.ID
+		}
+	}
+	if pf.Engine != prove.EngineLoops || inv < 0 {
+		t.Fatalf("proof lacks parts: engine %s, %d invariants", pf.Engine, invs)
+	}
+	t0 = time.Now()
+	v, err := Verify(context.Background(), VerifyRequest{Proof: pf, SrcPath: objs["O0"], DstPath: objs["O3"]}, newSolver(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("add: check %v (%d queries), verify %v (%d obligations, %d queries), %d nodes, %d edges, %d invariants: verified=%v %s",
+		checkT.Round(time.Millisecond), res.SMTQueries, time.Since(t0).Round(time.Millisecond), v.Obligations, v.SMTQueries,
+		len(pf.Product.Nodes), len(pf.Product.Edges), invs, v.Verified, v.Reason)
+	if !v.Verified {
+		t.Fatalf("the proof was not verified: %s", v.Reason)
+	}
+	paired := -1
+	for i, e := range pf.Product.Edges {
+		if !e.Infeasible && e.From == inv && *e.To == inv {
+			paired = i // the loop's back edge
+		}
+	}
+	if paired < 0 {
+		t.Fatalf("no edge n%d→n%d in %+v", inv, inv, pf.Product.Edges)
+	}
+	checkTampers(t, res.Proof, objs["O0"], objs["O3"], []tamper{
+		{"invariant negated", func(pf *prove.ProofFile) string {
+			n := &pf.Product.Nodes[inv]
+			n.Invariants[0] = "(not " + n.Invariants[0] + ")"
+			return ""
+		}, "obligation not discharged"},
+		{"invariants dropped", func(pf *prove.ProofFile) string { pf.Product.Nodes[inv].Invariants = nil; return "" }, "obligation not discharged"},
+		{"invariant over a foreign variable", func(pf *prove.ProofFile) string {
+			// The target's entry rax is a variable of the pair, but the
+			// product's entry state is the source's.
+			n := &pf.Product.Nodes[inv]
+			n.Invariants = append(n.Invariants, "(= |dst.rax| |dst.rax|)")
+			return ""
+		}, "neither the entry state nor a variable of the node"},
+		{"invariant reads the stack through the shared memory", func(pf *prove.ProofFile) string {
+			n := &pf.Product.Nodes[inv]
+			n.Invariants = append(n.Invariants, "(= (select n"+strconv.Itoa(inv)+".mem src.rsp) (select n"+strconv.Itoa(inv)+".mem src.rsp))")
+			return ""
+		}, "other than at a global's bytes"},
+		{"invariant names a variable of no node", func(pf *prove.ProofFile) string {
+			n := &pf.Product.Nodes[inv]
+			n.Invariants = append(n.Invariants, "(= |n9.src.rax| #x0000000000000000)")
+			return ""
+		}, "unknown symbol"},
+		{"alignment unrolled", func(pf *prove.ProofFile) string { pf.Product.Edges[paired].SrcPath.Arrivals *= 2; return "" }, "alignment"},
+		{"edge dropped", func(pf *prove.ProofFile) string {
+			pf.Product.Edges = append(pf.Product.Edges[:paired:paired], pf.Product.Edges[paired+1:]...)
+			return ""
+		}, ""},
+		{"target swapped", func(*prove.ProofFile) string { return objs["O0"] }, "is not the file the proof is about"},
+		{"target swapped, hash forged", func(pf *prove.ProofFile) string {
+			pf.Target.SHA256, _ = prove.HashFile(mobjs["O3"])
+			return mobjs["O3"]
+		}, ""},
+	})
+}

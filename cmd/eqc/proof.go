@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"eqc/align"
+	"eqc/prove"
+)
+
+// runProof is `eqc proof SUBCOMMAND`; verify is the only one.
+func runProof(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "verify" {
+		fmt.Fprintf(stderr, "usage: eqc proof verify [--json] [--solver LIST] [--timeout DURATION] [--context FILE]... PROOF SRC DST\n")
+		return exitUsage
+	}
+	return runProofVerify(args[1:], stdout, stderr)
+}
+
+// runProofVerify is `eqc proof verify PROOF SRC DST`: recheck a proof file
+// against the two binaries with no search (align.Verify). It prints
+// "<function> verified" or "<function> not-verified: <reason>" (one JSON
+// object with --json) and exits 0 when verified, 2 when not, 65 when the
+// proof or a binary cannot be read, 64 on a usage error.
+func runProofVerify(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("proof verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jsonOut := fs.Bool("json", false, "print one JSON object")
+	timeout := fs.Duration("timeout", 300*time.Second, "give up after this long (not verified)")
+	solvers := fs.String("solver", "z3", "comma-separated SMT backends to race: z3, z3-process, cvc5, boolector")
+	var contexts funcList
+	fs.Var(&contexts, "context", "a context file the proof names, when not at its recorded path (repeatable, in the proof's order)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: eqc proof verify [--json] [--solver LIST] [--timeout DURATION] [--context FILE]... PROOF SRC DST\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 3 {
+		fs.Usage()
+		return exitUsage
+	}
+	proofPath, srcPath, dstPath := fs.Arg(0), fs.Arg(1), fs.Arg(2)
+	pf, err := prove.ReadProof(proofPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "eqc proof verify: %v\n", err)
+		return exitBadInput
+	}
+	s, _, err := prove.New(prove.Options{Backends: strings.Split(*solvers, ","), CacheSize: 4096})
+	if err != nil {
+		fmt.Fprintf(stderr, "eqc proof verify: %v\n", err)
+		return exitUsage
+	}
+	defer s.Close()
+	req := align.VerifyRequest{Proof: pf, SrcPath: srcPath, DstPath: dstPath, Timeout: *timeout}
+	if len(contexts) > 0 {
+		req.Context = contexts
+	}
+	v, err := align.Verify(context.Background(), req, s)
+	if err != nil {
+		fmt.Fprintf(stderr, "eqc proof verify: %v\n", err)
+		return exitBadInput
+	}
+	status := exitEquivalent
+	if !v.Verified {
+		status = exitUnknown
+	}
+	if *jsonOut {
+		json.NewEncoder(stdout).Encode(struct {
+			Proof string `json:"proof"`
+			align.Verification
+		}{proofPath, v})
+		return status
+	}
+	name := v.Function
+	if v.DstFunction != "" {
+		name += "/" + v.DstFunction
+	}
+	if v.Verified {
+		fmt.Fprintf(stdout, "%s verified\n", name)
+	} else {
+		fmt.Fprintf(stdout, "%s not-verified: %s\n", name, v.Reason)
+	}
+	return status
+}
+
+// proofDirReady creates the --proof directory, so that a bad one is a
+// usage error before any check runs.
+func proofDirReady(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return errors.Join(err, fmt.Errorf("%s is not a directory", dir))
+	}
+	return nil
+}
+
+// writeProofFile writes res's proof into dir as FUNCTION.proof.json
+// (SRCFUNC-DSTFUNC.proof.json for a pair of differently named functions)
+// and records the path in res.
+func writeProofFile(dir string, res *align.Result) error {
+	name := res.Function
+	if res.DstFunction != "" {
+		name += "-" + res.DstFunction
+	}
+	path := filepath.Join(dir, name+".proof.json")
+	if err := prove.WriteProof(path, res.Proof); err != nil {
+		return err
+	}
+	res.ProofPath = path
+	return nil
+}
