@@ -37,12 +37,23 @@
 //     own variables, definitions over the entry state for components the
 //     runs show fixed, and one shared memory overlaid with each side's
 //     stack slots (product.go, liveness.go); candidates learned from the
-//     aligned states go through Houdini (prove.Houdini); stack reads pass
-//     computed-address stores and addresses are canonicalized only on
-//     facts proved from the from-node's invariants (stackalias.go,
-//     canon.go). Every pairing, definition, memory form, fact and exit
+//     aligned states go through Houdini (prove.Houdini). Before any query,
+//     each edge's terms are rewritten so that the solver sees few store
+//     chains (stackalias.go, canon.go): stack reads pass computed-address
+//     stores; addresses are canonicalized to a base plus a constant; then
+//     any read passes a store the from-node's states show apart from it (a
+//     scalar global after an array store, one array after another), and
+//     the same is done for the target node's stack slots, its candidates'
+//     reads of globals and the exit observables. Each rewrite rests on a
+//     fact (disjointness, merged per pair of bases into one between the
+//     hulls; A = R + c), guarded by the ite arms it is needed in and
+//     proved from the from-node's invariants. Co-executions vary the
+//     arguments (unit strides, garbage above narrow parameters, registers
+//     no parameter uses), so that definitions and candidates do not
+//     overfit. Every pairing, definition, memory form, fact and exit
 //     observable is an obligation the solver must answer Unsat; the runs
-//     only suggest. EQC_DEBUG=1 prints the products and queries.
+//     only suggest. EQC_DEBUG=1 prints the products and queries, and
+//     EQC_DEBUG_QUERIES=DIR writes them (Houdini's too) as SMT-LIB.
 //   - An equivalent verdict carries its proof (Outcome.Proof, a
 //     prove.ProofFile: the product graph, invariants, assumptions,
 //     obligations; verify_proof.go records it). Verify (verify.go) is the
@@ -53,6 +64,10 @@
 //     over the rebuilt nodes (entry state and the node's own variables
 //     only) and discharges every obligation, including that the invariants
 //     hold at the entry and are preserved by every edge.
+//   - Before the loop engine, Check runs both binaries natively on a few
+//     generated inputs (difftest.go: random, small, zero, ramp values;
+//     one link, then a millisecond or two per input); a confirmed
+//     difference is "not-equivalent" at once under --ub none.
 //   - Check runs a pair and, when an obligation fails with a model, turns
 //     the model into a concrete input and runs both binaries on it
 //     (tracer.Confirm). Only a difference seen in those real runs becomes

@@ -37,7 +37,7 @@ import (
 const (
 	longRunSteps  = 150000
 	shortRunSteps = 4000
-	coRuns        = 4
+	coRuns        = 8
 	maxAlignments = 4
 	maxSamples    = 400 // aligned states learned from per node
 )

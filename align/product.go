@@ -157,6 +157,26 @@ func (pr *Product) entryTerms() []ir.Term {
 	return append(out, p.globalVars()...)
 }
 
+// learnedEntryTerms are the entry terms invariants are learned over: the
+// entry rsp, the registers that carry parameters, the globals. Each is
+// constant through a run, so the runs give as many distinct rows of them
+// as there are runs; every column more than that makes room for a
+// spurious relation among them, into which the learner may fold a real
+// one (A = &c + 4·i came out as A = α·rdi + β·rsi + 4·i + ...). Registers
+// no parameter uses, and the callee-saved ones (definitions, not learned),
+// are left out.
+func (pr *Product) learnedEntryTerms() []ir.Term {
+	p := pr.p
+	out := []ir.Term{pr.rsp0}
+	_, nparams := p.narrowArgs()
+	for i, r := range x86.CalleeArgRegs {
+		if i < nparams {
+			out = append(out, p.srcVar(x86.StateGPR0+r))
+		}
+	}
+	return append(out, p.globalVars()...)
+}
+
 // newEntryNode is the product node of the two entries.
 func (pr *Product) newEntryNode() *PNode {
 	p := pr.p
@@ -309,7 +329,7 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 	b := pr.p.B
 	var vars []learn.Var
 	var value []func(sample) uint64
-	for _, e := range pr.entryTerms() {
+	for _, e := range pr.learnedEntryTerms() {
 		e := e
 		vars = append(vars, learn.Var{Name: b.VarName(e), Term: e})
 		value = append(value, func(sm sample) uint64 { return pr.entryValue(sm, e) })
@@ -467,13 +487,26 @@ func (pr *Product) resolvePostReads(e *PEdge, samples *addrSamples) {
 		}
 		e.postReads = map[ir.Term]ir.Term{}
 		for _, t := range b.PostOrder(roots...) {
-			if b.Op(t) != ir.OpSelect || b.Arg(t, 0) != to.mem {
+			if b.Op(t) != ir.OpSelect || b.Arg(t, 0) != to.mem || mentionsAny(b, b.Arg(t, 1), to.varComp) {
+				// Only reads at entry-state addresses: the substitution
+				// after the edge is simultaneous, so an address over the
+				// node's own variables would stay unsubstituted here.
 				continue
 			}
 			n, _ := b.Params(t)
 			e.postReads[t] = sp.apply(b.Select(e.postS[x86.StateMem], b.Arg(t, 1), n))
 		}
 	}
+}
+
+// mentionsAny reports whether t has a subterm among vars' keys.
+func mentionsAny(b *ir.Builder, t ir.Term, vars map[ir.Term]comp) bool {
+	for _, u := range b.PostOrder(t) {
+		if _, ok := vars[u]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // split passes stack-slot reads over stores through computed addresses in

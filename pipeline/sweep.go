@@ -249,6 +249,17 @@ func compile(ctx context.Context, cfg Config, compilers map[string]*bench.Compil
 			}
 		}
 	}
+	// Support files (TSVC's globals.c) at the source level: their DWARF
+	// describes the globals the kernels only declare (clang gives extern
+	// arrays no DWARF at all), which the checks take as context.
+	for _, src := range cfg.Suite.Support {
+		for _, v := range cfg.Suite.Variants {
+			for _, name := range cfg.Compilers {
+				jobs = append(jobs, job{objKey{src, name, cfg.SrcOpt.String(), v.Name}, compilers[name], cfg.SrcOpt, v,
+					filepath.Join(cfg.Suite.Dir, src)})
+			}
+		}
+	}
 	objDir := filepath.Join(cfg.Out, "objects")
 	var mu sync.Mutex
 	objs := map[objKey]bench.Object{}
@@ -301,6 +312,12 @@ func plan(cfg Config, objs map[objKey]bench.Object) []Check {
 					if !ok1 || !ok2 {
 						continue
 					}
+					var context []string
+					for _, sup := range cfg.Suite.Support {
+						if o, ok := objs[objKey{sup, cc, cfg.SrcOpt.String(), v.Name}]; ok {
+							context = append(context, o.Path)
+						}
+					}
 					srcFuncs := cfg.Suite.CheckedFunctions(so)
 					for _, f := range cfg.Suite.CheckedFunctions(do) {
 						if !slices.Contains(srcFuncs, f) {
@@ -314,7 +331,7 @@ func plan(cfg Config, objs map[objKey]bench.Object) []Check {
 								continue
 							}
 							seen[k] = true
-							checks = append(checks, Check{Key: k, Variant: v.Name, SrcFile: so.Path, DstFile: do.Path, Function: f})
+							checks = append(checks, Check{Key: k, Variant: v.Name, SrcFile: so.Path, DstFile: do.Path, Function: f, Context: context})
 						}
 					}
 				}

@@ -23,6 +23,9 @@ type Check struct {
 	SrcFile  string // source-side object
 	DstFile  string // target-side object
 	Function string
+	// Context are objects whose DWARF describes the pair's globals (the
+	// suite's support files), for eqc check --context.
+	Context []string
 }
 
 // Key identifies a check across runs: a row with the same key under --out
@@ -97,6 +100,9 @@ func runWorker(ctx context.Context, cfg *Config, c Check) (outcome, error) {
 		"--engine", c.Key.Engine, "--timeout", cfg.Timeout.String()}
 	if len(cfg.Verifier) > 0 {
 		args = append(args, "--proof", proofDir(cfg, c))
+	}
+	for _, f := range c.Context {
+		args = append(args, "--context", f)
 	}
 	args = append(args, c.SrcFile, c.DstFile)
 	p := runProcess(ctx, cfg, append(append([]string{}, cfg.Worker...), args...))
