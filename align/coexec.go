@@ -137,13 +137,19 @@ func (p *Pair) newCoRun(k int) *coRun {
 	// All but the first fill the bits above a narrow parameter with
 	// garbage, as the ABI allows, so that nothing learned relies on them
 	// being zero.
+	// Runs 5 and 6 take their arguments just below the largest constant
+	// the target compares with (a loop bound), where a versioned loop
+	// keeps its paths for short trip counts.
 	narrow, nparams := p.narrowArgs()
+	consts := p.boundConstants()
 	for i, r := range x86.CalleeArgRegs {
 		a := env.hash("arg", uint64(i)) % 64
-		switch k % 4 {
-		case 1:
+		switch {
+		case (k == 5 || k == 6) && len(consts) > 0:
+			a = consts[len(consts)-1] - uint64(2*k-9) // the largest, less 1 or 3
+		case k%4 == 1:
 			a = 1
-		case 3:
+		case k%4 == 3:
 			a = 1 + a%4
 		}
 		if k%4 != 0 && narrow[i] {
@@ -155,6 +161,31 @@ func (p *Pair) newCoRun(k int) *coRun {
 		st[x86.StateGPR0+r] = ir.BVValue(ir.NewBV(64, a))
 	}
 	return &coRun{env: env, entry: st, rsp0: rsp0}
+}
+
+// boundConstants are the constants the target's branch conditions use
+// that could be loop bounds (16 to 2^24), in increasing order.
+func (p *Pair) boundConstants() []uint64 {
+	b, g := p.B, p.Dst.TFG
+	seen := map[uint64]bool{}
+	var roots []ir.Term
+	for _, e := range g.Edges {
+		roots = append(roots, e.Cond)
+	}
+	for _, t := range b.PostOrder(roots...) {
+		if b.Op(t) != ir.OpConst || !b.Sort(t).IsBV() || b.Sort(t).Width > 64 {
+			continue
+		}
+		if v := b.ConstValue(t).Uint64(); v >= 16 && v <= 1<<24 {
+			seen[v] = true
+		}
+	}
+	out := make([]uint64, 0, len(seen))
+	for v := range seen {
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 // narrowArgs reports, per integer argument register, whether the source's
