@@ -84,6 +84,7 @@ type PEdge struct {
 	// while the edge is built.
 	facts    []ir.Term
 	disjoint map[disjointFact]bool
+	canon    []ir.Term // the canonical-address facts among facts
 	// postReads are the to-node's candidate reads of its shared memory
 	// (select(M, a, n), a an entry term) resolved over the edge's source
 	// post-memory, passing stores that do not overlap them (the
@@ -445,10 +446,32 @@ func (pr *Product) buildEdge(e *PEdge) {
 	// canonical bases is judged on canonical addresses, so that one base's
 	// ranges fold to constants.
 	pr.split(e, samples, false)
-	canon := pr.canonicalize(e)
+	e.canon = pr.canonicalize(e)
 	pr.split(e, samples, true)
 	pr.resolvePostReads(e, samples)
-	e.facts = append(factTerms(p.B, pr.simp, e.disjoint, samples), canon...)
+	e.facts = append(factTerms(p.B, pr.simp, e.disjoint, samples), e.canon...)
+}
+
+// resolveInvariantReads does for the nodes' Invariants what buildEdge did
+// for their candidates: the proof checker sets invariants after building
+// the edges, and its inductiveness queries would otherwise read globals
+// through every store of the edge. Each edge's facts grow by what the new
+// rewrites assume, before any obligation is checked.
+func (pr *Product) resolveInvariantReads() {
+	for _, n := range pr.Nodes {
+		n.Candidates = n.Candidates[:0]
+		for _, t := range n.Invariants {
+			n.Candidates = append(n.Candidates, learn.Candidate{Term: t})
+		}
+	}
+	for _, e := range pr.Edges {
+		if e.Infeasible || e.disjoint == nil {
+			continue
+		}
+		samples := pr.newAddrSamples(pr.Nodes[e.From])
+		pr.resolvePostReads(e, samples)
+		e.facts = append(factTerms(pr.p.B, pr.simp, e.disjoint, samples), e.canon...)
+	}
 }
 
 // resolvePostReads passes the to-node's stack slots and its candidate
@@ -460,6 +483,7 @@ func (pr *Product) resolvePostReads(e *PEdge, samples *addrSamples) {
 	to := pr.Nodes[e.To]
 	sp := newStackSplitter(b, pr.simp, pr.rsp0, e.disjoint)
 	sp.samples, sp.guided = samples, true
+	e.exitObs = nil
 	if pr.p.Dst.TFG.Nodes[to.Key.dst].Kind == ir.NodeExit {
 		for _, o := range pr.p.observables(e.postS, e.postD) {
 			o.src, o.dst = sp.apply(pr.simp.Simplify(o.src)), sp.apply(pr.simp.Simplify(o.dst))

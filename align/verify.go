@@ -203,6 +203,7 @@ func (p *Pair) verifyLoops(ctx context.Context, pf *prove.ProofFile, s prove.Sol
 		o.reason = reason
 		return o
 	}
+	pr.resolveInvariantReads()
 	out := pr.discharge(ctx, s, pre, true)
 	o.obligations, o.queries = len(out.Obligations), o.queries+out.SMTQueries
 	if out.Verdict != Equivalent {
