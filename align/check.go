@@ -9,7 +9,6 @@ import (
 
 	"eqc/prove"
 	"eqc/tracer"
-	"eqc/x86"
 )
 
 // Verdicts, as DESIGN.md defines them.
@@ -83,16 +82,9 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	if req.DstFunc != req.SrcFunc {
 		res.DstFunction = req.DstFunc
 	}
-	p, err := LoadPair(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
+	p, err := LoadPair(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc, req.Context...)
 	if err != nil {
 		return res, err
-	}
-	for _, path := range req.Context {
-		f, err := x86.Open(path)
-		if err != nil {
-			return res, err
-		}
-		p.Context = append(p.Context, f)
 	}
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc

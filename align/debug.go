@@ -9,9 +9,9 @@ import (
 	"eqc/prove"
 )
 
-// With EQC_DEBUG_QUERIES=DIR in the environment, every Houdini query is
-// written to DIR as SMT-LIB too (the obligations are written by the loop
-// engine's check), to replay one slow query with a solver.
+// With EQC_DEBUG_QUERIES=DIR in the environment, every query of the loop
+// engine (Houdini's and the obligations) is written to DIR as SMT-LIB, to
+// replay one slow query with a solver.
 func init() {
 	dir := os.Getenv("EQC_DEBUG_QUERIES")
 	if dir == "" {

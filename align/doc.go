@@ -48,7 +48,8 @@
 //     fact (disjointness, merged per pair of bases into one between the
 //     hulls; A = R + c), guarded by the ite arms it is needed in and
 //     proved from the from-node's invariants. Co-executions vary the
-//     arguments (unit strides, garbage above narrow parameters, registers
+//     arguments (unit strides, values just below the target's largest
+//     compared constant, garbage above narrow parameters and in registers
 //     no parameter uses), so that definitions and candidates do not
 //     overfit. Every pairing, definition, memory form, fact and exit
 //     observable is an obligation the solver must answer Unsat; the runs

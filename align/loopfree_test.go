@@ -37,9 +37,17 @@ func (c goldenCase) key() string {
 	return fmt.Sprintf("%s %s->%s %s %s", c.cc, c.srcOpt, c.dstOpt, c.dstFile, c.fn)
 }
 
-// writeMutants writes mutant_F.c into dir for every line of
-// testdata/mutants.txt, and returns the functions.
-func writeMutants(t *testing.T, testdata, dir string) []string {
+// mutantLine is one line of a testdata mutants.txt: its number, its text
+// and its tab-separated fields.
+type mutantLine struct {
+	n      int
+	text   string
+	fields []string
+}
+
+// readMutantSpec reads testdata's base.c and the lines of its mutants.txt
+// (blank lines and # comments left out).
+func readMutantSpec(t *testing.T, testdata string) (string, []mutantLine) {
 	t.Helper()
 	base, err := os.ReadFile(filepath.Join(testdata, "base.c"))
 	if err != nil {
@@ -49,19 +57,35 @@ func writeMutants(t *testing.T, testdata, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fns []string
+	var out []mutantLine
 	for i, line := range strings.Split(string(spec), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+		if line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, mutantLine{i + 1, line, strings.Split(line, "\t")})
 		}
-		f := strings.Split(line, "\t")
-		if len(f) != 3 || strings.Count(string(base), f[1]) != 1 {
-			t.Fatalf("mutants.txt:%d: want FUNCTION<tab>TEXT<tab>REPLACEMENT with TEXT occurring once in base.c: %q", i+1, line)
+	}
+	return string(base), out
+}
+
+// writeMutant writes the source of mutant name into dir as mutant_name.c.
+func writeMutant(t *testing.T, dir, name, src string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "mutant_"+name+".c"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeMutants writes mutant_F.c into dir for every line of
+// testdata/mutants.txt, and returns the functions.
+func writeMutants(t *testing.T, testdata, dir string) []string {
+	t.Helper()
+	base, lines := readMutantSpec(t, testdata)
+	var fns []string
+	for _, l := range lines {
+		f := l.fields
+		if len(f) != 3 || strings.Count(base, f[1]) != 1 {
+			t.Fatalf("mutants.txt:%d: want FUNCTION<tab>TEXT<tab>REPLACEMENT with TEXT occurring once in base.c: %q", l.n, l.text)
 		}
-		src := strings.Replace(string(base), f[1], f[2], 1)
-		if err := os.WriteFile(filepath.Join(dir, "mutant_"+f[0]+".c"), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeMutant(t, dir, f[0], strings.Replace(base, f[1], f[2], 1))
 		fns = append(fns, f[0])
 	}
 	return fns

@@ -370,10 +370,9 @@ func (pr *Product) discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 		out.SMTQueries++
 		if debug {
 			fmt.Fprintf(os.Stderr, "eqc: %s: %v in %v\n", name, r.Status, time.Since(t0))
-			if dir := os.Getenv("EQC_DEBUG_QUERIES"); dir != "" {
-				text, _ := ir.QueryString(b, append([]ir.Term{pre}, assertions...), ir.PrintOptions{})
-				os.WriteFile(fmt.Sprintf("%s/q%d.smt2", dir, out.SMTQueries), []byte(text), 0o644)
-			}
+		}
+		if prove.DumpQuery != nil {
+			prove.DumpQuery(fmt.Sprintf("q%d", out.SMTQueries), prove.Query{B: b, Assertions: append([]ir.Term{pre}, assertions...)})
 		}
 		out.Obligations = append(out.Obligations, Obligation{Name: name, Status: r.Status, Reason: r.Reason})
 		switch r.Status {

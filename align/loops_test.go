@@ -2,7 +2,6 @@ package align
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -119,41 +118,28 @@ type loopMutant struct {
 // each mutant.
 func readLoopMutants(t *testing.T, testdata, dir string) []loopMutant {
 	t.Helper()
-	base, err := os.ReadFile(filepath.Join(testdata, "base.c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := os.ReadFile(filepath.Join(testdata, "mutants.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, lines := readMutantSpec(t, testdata)
 	var out []loopMutant
 	seen := map[string]bool{}
-	for i, line := range strings.Split(string(spec), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
+	for _, l := range lines {
+		f := l.fields
 		if len(f) != 4 && len(f) != 5 {
-			t.Fatalf("mutants.txt:%d: want NAME<tab>FUNCTION<tab>TEXT<tab>REPLACEMENT[<tab>EXPECTED]: %q", i+1, line)
+			t.Fatalf("mutants.txt:%d: want NAME<tab>FUNCTION<tab>TEXT<tab>REPLACEMENT[<tab>EXPECTED]: %q", l.n, l.text)
 		}
 		m := loopMutant{name: f[0], fn: f[1], from: f[2], to: f[3], expected: NotEquivalent}
 		if len(f) == 5 {
 			m.expected = f[4]
 		}
 		if seen[m.name] || (m.expected != NotEquivalent && m.expected != Unknown) {
-			t.Fatalf("mutants.txt:%d: name %q used twice or expected verdict %q not %s or %s", i+1, m.name, m.expected, NotEquivalent, Unknown)
+			t.Fatalf("mutants.txt:%d: name %q used twice or expected verdict %q not %s or %s", l.n, m.name, m.expected, NotEquivalent, Unknown)
 		}
 		seen[m.name] = true
-		lo, hi := definition(string(base), m.fn)
-		if lo < 0 || strings.Count(string(base[lo:hi]), m.from) != 1 {
-			t.Fatalf("mutants.txt:%d: %q must occur once in the definition of %s in base.c", i+1, m.from, m.fn)
+		lo, hi := definition(base, m.fn)
+		if lo < 0 || strings.Count(base[lo:hi], m.from) != 1 {
+			t.Fatalf("mutants.txt:%d: %q must occur once in the definition of %s in base.c", l.n, m.from, m.fn)
 		}
-		at := lo + strings.Index(string(base[lo:hi]), m.from)
-		src := string(base[:at]) + m.to + string(base[at+len(m.from):])
-		if err := os.WriteFile(filepath.Join(dir, "mutant_"+m.name+".c"), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		at := lo + strings.Index(base[lo:hi], m.from)
+		writeMutant(t, dir, m.name, base[:at]+m.to+base[at+len(m.from):])
 		out = append(out, m)
 	}
 	return out

@@ -41,8 +41,9 @@ const (
 	DstPrefix = "dst."
 )
 
-// LoadPair harvests both files and lifts the two named functions.
-func LoadPair(srcPath, srcFunc, dstPath, dstFunc string) (*Pair, error) {
+// LoadPair harvests both files and lifts the two named functions; context
+// are more files whose DWARF describes the pair's globals.
+func LoadPair(srcPath, srcFunc, dstPath, dstFunc string, context ...string) (*Pair, error) {
 	b := ir.NewBuilder()
 	p := &Pair{B: b, Entry: map[ir.Term]ir.Term{}}
 	var err error
@@ -54,6 +55,13 @@ func LoadPair(srcPath, srcFunc, dstPath, dstFunc string) (*Pair, error) {
 	}
 	for i, sv := range p.Dst.TFG.State {
 		p.Entry[sv.Var] = p.Src.TFG.State[i].Var
+	}
+	for _, path := range context {
+		f, err := x86.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		p.Context = append(p.Context, f)
 	}
 	return p, nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"eqc/ir"
 	"eqc/prove"
-	"eqc/x86"
 )
 
 // The proof checker: `eqc proof verify`. It rebuilds every obligation of a
@@ -111,16 +110,9 @@ func Verify(ctx context.Context, req VerifyRequest, s prove.Solver) (Verificatio
 			return finish(verifyOutcome{reason: fmt.Sprintf("%s %s is not the file the proof is about (SHA-256 %s; the proof's %s, recorded as %s)", f.what, f.path, h, f.ref.SHA256, f.ref.Path)})
 		}
 	}
-	p, err := LoadPair(req.SrcPath, pf.Source.Function, req.DstPath, pf.Target.Function)
+	p, err := LoadPair(req.SrcPath, pf.Source.Function, req.DstPath, pf.Target.Function, contexts...)
 	if err != nil {
 		return v, err
-	}
-	for _, path := range contexts {
-		f, err := x86.Open(path)
-		if err != nil {
-			return v, err
-		}
-		p.Context = append(p.Context, f)
 	}
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc

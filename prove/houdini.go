@@ -17,7 +17,8 @@ import (
 // Trace, when set, is told about every Houdini query (for debugging).
 var Trace func(what string, from, to, candidates int, st Status, d time.Duration)
 
-// DumpQuery, when set, is given every Houdini query (for debugging).
+// DumpQuery, when set, is given every Houdini query (for debugging; the
+// loop engine gives it its obligations too).
 var DumpQuery func(what string, q Query)
 
 // HoudiniEdge is an edge between two invariant sites.
