@@ -48,13 +48,23 @@ func (e *sampleEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 const maxCanonSamples = 12
 
 // canonicalize rewrites the addresses of e's terms (and of the facts
-// recorded so far) and returns the facts the rewriting assumed.
-func (pr *Product) canonicalize(e *PEdge) []ir.Term {
+// recorded so far) and sets the facts the rewriting assumed: e.canonCond
+// for the addresses the path conditions and faults use, e.canon for the
+// rest.
+func (pr *Product) canonicalize(e *PEdge) {
 	b := pr.p.B
 	from := pr.Nodes[e.From]
 	samples := thin(from.samples, maxCanonSamples)
 	if len(samples) < 2 {
-		return nil
+		return
+	}
+	condRoots := []ir.Term{e.condD, e.faultD}
+	if !e.Infeasible {
+		condRoots = append(condRoots, e.condS, e.faultS)
+	}
+	inCond := map[ir.Term]bool{}
+	for _, t := range b.PostOrder(condRoots...) {
+		inCond[t] = true
 	}
 	roots := []ir.Term{e.condD, e.faultD}
 	roots = append(roots, e.postD...)
@@ -77,7 +87,7 @@ func (pr *Product) canonicalize(e *PEdge) []ir.Term {
 		}
 	}
 	if len(addrs) < 2 {
-		return nil
+		return
 	}
 	// Values on the samples; an address that cannot be evaluated stays.
 	vals := map[ir.Term][]uint64{}
@@ -94,11 +104,26 @@ func (pr *Product) canonicalize(e *PEdge) []ir.Term {
 			vals[a] = vs
 		}
 	}
-	// Simplest addresses first: they become the representatives.
+	// Simplest addresses first: they become the representatives, after
+	// the node's own address shapes (pointerBases), which are not in the
+	// edge's terms but give every edge out of the node the same forms.
 	sort.SliceStable(addrs, func(i, j int) bool { return size[addrs[i]] < size[addrs[j]] })
 	var reps []ir.Term
+	for _, r := range pr.pointerBases(from) {
+		vs := make([]uint64, 0, len(samples))
+		for _, sm := range samples {
+			v, err := ir.NewEvaluator(b, &sampleEnv{pr: pr, n: from, sm: sm}).Eval(r)
+			if err != nil {
+				break
+			}
+			vs = append(vs, v.BV().Uint64())
+		}
+		if len(vs) == len(samples) && !seen[r] {
+			vals[r] = vs
+			reps = append(reps, r)
+		}
+	}
 	m := map[ir.Term]ir.Term{}
-	var facts []ir.Term
 	for _, a := range addrs {
 		va, ok := vals[a]
 		if !ok {
@@ -121,7 +146,11 @@ func (pr *Product) canonicalize(e *PEdge) []ir.Term {
 			nt := pr.simp.Simplify(b.Add(r, b.Const(64, d)))
 			if nt != a {
 				m[a] = nt
-				facts = append(facts, b.Eq(a, nt))
+				if inCond[a] {
+					e.canonCond = append(e.canonCond, b.Eq(a, nt))
+				} else {
+					e.canon = append(e.canon, b.Eq(a, nt))
+				}
 			}
 			matched = true
 			break
@@ -130,21 +159,25 @@ func (pr *Product) canonicalize(e *PEdge) []ir.Term {
 			reps = append(reps, a)
 		}
 	}
+	e.canonReps, e.canonVals, e.canonSamples = reps, vals, samples
 	if len(m) == 0 {
-		return nil
+		return
 	}
 	sub := ir.NewSubstituter(b, m)
 	apply := func(t ir.Term) ir.Term { return pr.simp.Simplify(sub.Apply(t)) }
 	e.condD, e.faultD = apply(e.condD), apply(e.faultD)
-	moved := map[disjointFact]bool{}
-	for f := range e.disjoint {
-		g := f.guard
-		if g != ir.NoTerm {
-			g = apply(g)
+	move := func(fs map[disjointFact]bool) map[disjointFact]bool {
+		moved := map[disjointFact]bool{}
+		for f := range fs {
+			g := f.guard
+			if g != ir.NoTerm {
+				g = apply(g)
+			}
+			moved[disjointFact{apply(f.a1), apply(f.a2), f.n1, f.n2, g}] = true
 		}
-		moved[disjointFact{apply(f.a1), apply(f.a2), f.n1, f.n2, g}] = true
+		return moved
 	}
-	e.disjoint = moved
+	e.disjoint, e.disjointCond = move(e.disjoint), move(e.disjointCond)
 	for i := range e.postD {
 		e.postD[i] = apply(e.postD[i])
 	}
@@ -154,5 +187,71 @@ func (pr *Product) canonicalize(e *PEdge) []ir.Term {
 			e.postS[i] = apply(e.postS[i])
 		}
 	}
-	return facts
+}
+
+// canonAddr rewrites address a (over the from-node's state) as one of e's
+// canonical representatives plus a constant, when the from-node's states
+// show a constant distance, and records the fact it assumes in e.canon.
+// Addresses the edge's own terms do not hold (a candidate's read after the
+// edge) then compare with the edge's stores by base and offset.
+func (pr *Product) canonAddr(e *PEdge, a ir.Term) ir.Term {
+	b := pr.p.B
+	if len(e.canonReps) == 0 || b.Op(a) == ir.OpConst {
+		return a
+	}
+	va := make([]uint64, 0, len(e.canonSamples))
+	for _, sm := range e.canonSamples {
+		v, err := ir.NewEvaluator(b, &sampleEnv{pr: pr, n: pr.Nodes[e.From], sm: sm}).Eval(a)
+		if err != nil {
+			return a
+		}
+		va = append(va, v.BV().Uint64())
+	}
+	for _, r := range e.canonReps {
+		vr := e.canonVals[r]
+		d := va[0] - vr[0]
+		same := true
+		for k := range va {
+			if va[k]-vr[k] != d {
+				same = false
+				break
+			}
+		}
+		if !same {
+			continue
+		}
+		nt := pr.simp.Simplify(b.Add(r, b.Const(64, d)))
+		if nt != a {
+			f := b.Eq(a, nt)
+			if !e.canonHas[f] {
+				if e.canonHas == nil {
+					e.canonHas = map[ir.Term]bool{}
+				}
+				e.canonHas[f] = true
+				e.canon = append(e.canon, f)
+			}
+		}
+		return nt
+	}
+	return a
+}
+
+// pointerBases are the address shapes G + p and p of node n, for each
+// global G and each 64-bit variable p of the target at n: the
+// representatives canonical addresses prefer, so that an invariant about
+// memory at G + p + c (a mirror candidate) and the edges' reads and
+// stores there are one term, not two the solver must prove equal.
+func (pr *Product) pointerBases(n *PNode) []ir.Term {
+	b := pr.p.B
+	var out []ir.Term
+	for _, c := range n.comps {
+		if c.side != 1 || c.state < 0 || !c.fresh || c.dead || b.Sort(c.term) != ir.BVSort(64) {
+			continue
+		}
+		out = append(out, c.term)
+		for _, g := range pr.p.globalVars() {
+			out = append(out, pr.simp.Simplify(b.Add(g, c.term)))
+		}
+	}
+	return out
 }

@@ -33,7 +33,8 @@ type run struct {
 	// stackStores are the (offset from the entry rsp, size) of every store
 	// into the stack region the run made.
 	stackStores map[[2]int64]bool
-	ended       bool // reached a node with no edges out (not cut by the step cap)
+	ended       bool              // reached a node with no edges out (not cut by the step cap)
+	counts      map[ir.NodeID]int // arrivals per node, filled on first use
 	fault       bool
 }
 
@@ -379,4 +380,15 @@ func (r *run) describe(g *ir.TFG) string {
 		fmt.Fprintf(&sb, "%#x/%d ", g.Nodes[v.node].PC, v.retreats)
 	}
 	return sb.String()
+}
+
+// arrivals is how many of the run's visits are at node n.
+func (r *run) arrivals(n ir.NodeID) int {
+	if r.counts == nil {
+		r.counts = map[ir.NodeID]int{}
+		for _, v := range r.visits {
+			r.counts[v.node]++
+		}
+	}
+	return r.counts[n]
 }

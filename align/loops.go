@@ -174,15 +174,29 @@ func (p *Pair) buildProduct(a alignment, runs []*coRun, learn bool) (*Product, s
 	slots := [2][]slot{slotsOf(srcRuns), slotsOf(dstRuns)}
 	// Samples per product node, thinned per run so that each run's first
 	// and last states stay (loop bounds come from the extremes).
+	// The states that go on along each target edge are kept apart too:
+	// the guesses of which addresses are apart on an edge are made on them
+	// (an exit edge's last vector store meets the scalar tail's loads only
+	// in the last state, which thinning the node's states would drop).
 	samples := map[nodeKey][]sample{}
+	pr.edgeSamples = map[edgeKey][]sample{}
 	for k, pairs := range a.pairs {
 		cr := runs[k]
 		per := map[nodeKey][]sample{}
-		for _, vp := range pairs {
-			per[vp.node] = append(per[vp.node], sample{cr: cr, s: cr.src.visits[vp.s].state, d: cr.dst.visits[vp.d].state})
+		perEdge := map[edgeKey][]sample{}
+		for i, vp := range pairs {
+			sm := sample{cr: cr, s: cr.src.visits[vp.s].state, d: cr.dst.visits[vp.d].state}
+			per[vp.node] = append(per[vp.node], sm)
+			if i+1 < len(pairs) {
+				ek := edgeKey{vp.node, pairs[i+1].node.dst}
+				perEdge[ek] = append(perEdge[ek], sm)
+			}
 		}
 		for key, sm := range per {
 			samples[key] = append(samples[key], thin(sm, maxSamples/len(runs))...)
+		}
+		for ek, sm := range perEdge {
+			pr.edgeSamples[ek] = append(pr.edgeSamples[ek], thin(sm, max(2, maxCanonSamples/len(runs)))...)
 		}
 	}
 	entry := pr.newEntryNode()
@@ -398,17 +412,24 @@ func (pr *Product) discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 		from := pr.Nodes[e.From]
 		inv := b.And(from.Invariants...)
 		where := fmt.Sprintf("n%d→dst %#x", e.From, dg.Nodes[e.DstTo].PC)
+		if !e.Infeasible {
+			where = fmt.Sprintf("n%d→n%d (dst %#x, src %#x×%d)", e.From, e.To, dg.Nodes[e.DstTo].PC, sg.Nodes[e.Spec.to].PC, e.Spec.arrivals)
+		}
+		// The facts behind the rewritten path conditions hold where the
+		// target takes its path (condD0, as the path set gives it); those
+		// behind the rest where both sides take theirs. Every later
+		// obligation assumes condD, and those about the posts condS too,
+		// which the first facts make the path sets' own conditions.
+		if len(e.condFacts) > 0 && !check(where+": addresses in the path conditions do not overlap", inv, e.condD0, b.Not(b.And(e.condFacts...))) {
+			return out
+		}
 		if e.Infeasible {
-			if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", inv, b.Not(b.And(e.facts...))) {
-				return out
-			}
 			if !check(where+": target edge impossible", inv, e.condD) {
 				return out
 			}
 			continue
 		}
-		where = fmt.Sprintf("n%d→n%d (dst %#x, src %#x×%d)", e.From, e.To, dg.Nodes[e.DstTo].PC, sg.Nodes[e.Spec.to].PC, e.Spec.arrivals)
-		if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", inv, b.Not(b.And(e.facts...))) {
+		if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", append([]ir.Term{inv, e.condD, e.condS}, append(e.condFacts, b.Not(b.And(e.facts...)))...)...) {
 			return out
 		}
 		if to := pr.Nodes[e.To]; inductive && len(to.Invariants) > 0 {

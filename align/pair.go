@@ -28,6 +28,8 @@ type Pair struct {
 	Entry    map[ir.Term]ir.Term
 	// Context are more files whose DWARF describes the pair's globals.
 	Context []*x86.File
+
+	mirrorOffs []uint64 // addressOffsets, computed once
 }
 
 // dwarfFiles are the files whose DWARF globals facts come from.

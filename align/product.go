@@ -38,6 +38,9 @@ type Product struct {
 	simp  *ir.Simplifier
 	rsp0  ir.Term
 	live  [2]map[ir.NodeID]map[int]bool // per side, per anchor
+	// edgeSamples are the aligned states after which the runs took each
+	// product edge (by its from-node and target anchor).
+	edgeSamples map[edgeKey][]sample
 }
 
 // PNode is a product node.
@@ -78,13 +81,24 @@ type PEdge struct {
 	// The edge over the from-node's state.
 	condD, faultD, condS, faultS ir.Term
 	postD, postS                 []ir.Term
+	// condD0 is condD as the path set gives it, before any rewriting.
+	condD0 ir.Term
 	// facts are the assumptions the rewriting of the terms above made
-	// (disjointness, canonical addresses); they must follow from the
-	// from-node's invariants. disjoint collects the disjointness ones
-	// while the edge is built.
-	facts    []ir.Term
-	disjoint map[disjointFact]bool
-	canon    []ir.Term // the canonical-address facts among facts
+	// (disjointness, canonical addresses), in two groups. condFacts, made
+	// rewriting the path conditions and faults, must follow from the
+	// from-node's invariants and condD0; facts, made rewriting the rest,
+	// from those and both (rewritten) path conditions: every obligation
+	// about the posts is about states that take the edge. disjoint and
+	// disjointCond collect the disjointness ones while the edge is built.
+	facts, condFacts       []ir.Term
+	disjoint, disjointCond map[disjointFact]bool
+	canon, canonCond       []ir.Term // the canonical-address facts among facts and condFacts
+	// canonReps are the representatives canonicalize chose, with their
+	// values on canonSamples, for canonAddr; canonHas holds canon's facts.
+	canonReps    []ir.Term
+	canonVals    map[ir.Term][]uint64
+	canonSamples []sample
+	canonHas     map[ir.Term]bool
 	// postReads are the to-node's candidate reads of its shared memory
 	// (select(M, a, n), a an entry term) resolved over the edge's source
 	// post-memory, passing stores that do not overlap them (the
@@ -384,10 +398,12 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 		}
 		states[k] = learn.State{Vals: vals}
 	}
-	cands, err := learn.Learn(b, &learn.Schema{Vars: vars}, states, learn.Options{Kinds: learn.Kinds(learn.Equality, learn.Congruence, learn.Bound, learn.Order), MaxOddModulus: 1})
+	cands, err := learn.Learn(b, &learn.Schema{Vars: vars}, states, learn.Options{Kinds: learn.Kinds(learn.Equality, learn.Congruence, learn.Bound, learn.Order), MaxOddModulus: 5, MaxPairOddModulus: 1})
 	if err != nil {
 		return err
 	}
+	cands = append(cands, pr.mirrorCandidates(n, thin(samples, maxMirrorSamples))...)
+	cands = append(cands, pr.basedCandidates(n, thin(samples, maxMirrorSamples))...)
 	fresh := map[ir.Term]bool{}
 	for _, c := range n.comps {
 		if c.fresh {
@@ -422,18 +438,19 @@ func (pr *Product) buildEdge(e *PEdge) {
 	e.condD = pr.simp.Simplify(subD.Apply(e.dst.Cond))
 	e.faultD = pr.simp.Simplify(subD.Apply(e.dst.Fault))
 	e.postD = simplifyAll(pr.simp, subD.ApplyAll(e.dst.Transfer))
-	e.disjoint = map[disjointFact]bool{}
-	samples := pr.newAddrSamples(from)
+	e.condD0 = e.condD
+	e.disjoint, e.disjointCond = map[disjointFact]bool{}, map[disjointFact]bool{}
+	samples := pr.newAddrSamples(from, e.DstTo)
 	if e.Infeasible {
 		pr.split(e, samples, true)
-		e.facts = factTerms(p.B, pr.simp, e.disjoint, samples)
+		pr.setFacts(e, samples)
 		return
 	}
 	e.src = sg.PathSet(from.Key.src, e.Spec.to, ir.PathOptions{Mu: e.Spec.mu, Arrivals: e.Spec.arrivals})
 	if e.src == nil {
 		e.Infeasible = true
 		pr.split(e, samples, true)
-		e.facts = factTerms(p.B, pr.simp, e.disjoint, samples)
+		pr.setFacts(e, samples)
 		return
 	}
 	subS := pr.stateSubst(sg, from.Src)
@@ -446,10 +463,18 @@ func (pr *Product) buildEdge(e *PEdge) {
 	// canonical bases is judged on canonical addresses, so that one base's
 	// ranges fold to constants.
 	pr.split(e, samples, false)
-	e.canon = pr.canonicalize(e)
+	pr.canonicalize(e)
 	pr.split(e, samples, true)
 	pr.resolvePostReads(e, samples)
-	e.facts = append(factTerms(p.B, pr.simp, e.disjoint, samples), e.canon...)
+	pr.setFacts(e, samples)
+}
+
+// setFacts turns e's recorded disjointness and canonical addresses into
+// its two groups of facts.
+func (pr *Product) setFacts(e *PEdge, samples *addrSamples) {
+	b := pr.p.B
+	e.facts = append(factTerms(b, pr.simp, e.disjoint, samples), e.canon...)
+	e.condFacts = append(factTerms(b, pr.simp, e.disjointCond, samples), e.canonCond...)
 }
 
 // resolveInvariantReads does for the nodes' Invariants what buildEdge did
@@ -468,9 +493,9 @@ func (pr *Product) resolveInvariantReads() {
 		if e.Infeasible || e.disjoint == nil {
 			continue
 		}
-		samples := pr.newAddrSamples(pr.Nodes[e.From])
+		samples := pr.newAddrSamples(pr.Nodes[e.From], e.DstTo)
 		pr.resolvePostReads(e, samples)
-		e.facts = append(factTerms(pr.p.B, pr.simp, e.disjoint, samples), e.canon...)
+		pr.setFacts(e, samples)
 	}
 }
 
@@ -510,15 +535,29 @@ func (pr *Product) resolvePostReads(e *PEdge, samples *addrSamples) {
 			roots = append(roots, c.Term)
 		}
 		e.postReads = map[ir.Term]ir.Term{}
+		var vars *ir.Substituter // the to-node's variables after the edge
 		for _, t := range b.PostOrder(roots...) {
-			if b.Op(t) != ir.OpSelect || b.Arg(t, 0) != to.mem || mentionsAny(b, b.Arg(t, 1), to.varComp) {
-				// Only reads at entry-state addresses: the substitution
-				// after the edge is simultaneous, so an address over the
-				// node's own variables would stay unsubstituted here.
+			if b.Op(t) != ir.OpSelect || b.Arg(t, 0) != to.mem {
 				continue
 			}
 			n, _ := b.Params(t)
-			e.postReads[t] = sp.apply(b.Select(e.postS[x86.StateMem], b.Arg(t, 1), n))
+			a := b.Arg(t, 1)
+			if mentionsAny(b, a, to.varComp) {
+				// An address over the node's own variables (a mirror
+				// candidate's): the post-state's address, in the edge's
+				// canonical form so that it meets the edge's stores.
+				if vars == nil {
+					m := map[ir.Term]ir.Term{}
+					for _, c := range to.comps {
+						if c.fresh {
+							m[c.term] = pr.postValue(e, c)
+						}
+					}
+					vars = ir.NewSubstituter(b, m)
+				}
+				a = pr.canonAddr(e, pr.simp.Simplify(vars.Apply(a)))
+			}
+			e.postReads[t] = sp.apply(b.Select(e.postS[x86.StateMem], a, n))
 		}
 	}
 }
@@ -538,14 +577,18 @@ func mentionsAny(b *ir.Builder, t ir.Term, vars map[ir.Term]comp) bool {
 // show apart), recording in e.disjoint the facts that makes the edge
 // depend on.
 func (pr *Product) split(e *PEdge, samples *addrSamples, guided bool) {
+	sc := newStackSplitter(pr.p.B, pr.simp, pr.rsp0, e.disjointCond)
+	sc.samples, sc.guided = samples, guided
+	e.condD, e.faultD = sc.apply(e.condD), sc.apply(e.faultD)
+	if !e.Infeasible {
+		e.condS, e.faultS = sc.apply(e.condS), sc.apply(e.faultS)
+	}
 	sp := newStackSplitter(pr.p.B, pr.simp, pr.rsp0, e.disjoint)
 	sp.samples, sp.guided = samples, guided
-	e.condD, e.faultD = sp.apply(e.condD), sp.apply(e.faultD)
 	for i := range e.postD {
 		e.postD[i] = sp.apply(e.postD[i])
 	}
 	if !e.Infeasible {
-		e.condS, e.faultS = sp.apply(e.condS), sp.apply(e.faultS)
 		for i := range e.postS {
 			e.postS[i] = sp.apply(e.postS[i])
 		}

@@ -190,12 +190,18 @@ type addrSamples struct {
 	vals map[ir.Term][]uint64 // nil: some state cannot evaluate it
 }
 
-// newAddrSamples returns nil when n has too few states to go by.
-func (pr *Product) newAddrSamples(n *PNode) *addrSamples {
-	samples := thin(n.samples, maxCanonSamples)
-	if len(samples) < 2 {
-		return nil
+// newAddrSamples evaluates on the states of node n after which the runs
+// went on to target anchor to, or on all of n's states when none did. It
+// returns nil when there are too few states to go by.
+func (pr *Product) newAddrSamples(n *PNode, to ir.NodeID) *addrSamples {
+	samples := pr.edgeSamples[edgeKey{n.Key, to}]
+	if len(samples) == 0 {
+		samples = n.samples
+		if len(samples) < 2 {
+			return nil
+		}
 	}
+	samples = thin(samples, maxCanonSamples)
 	as := &addrSamples{b: pr.p.B, vals: map[ir.Term][]uint64{}}
 	for _, sm := range samples {
 		as.evs = append(as.evs, ir.NewEvaluator(pr.p.B, &sampleEnv{pr: pr, n: n, sm: sm}))

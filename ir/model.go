@@ -228,6 +228,9 @@ func ParseModel(b *Builder, text string, names *Names) (*Model, error) {
 			samples = append(samples, v.BV().Uint64())
 		}
 	}
+	if err := m.joinLanes(mc, names); err != nil {
+		return nil, err
+	}
 	for _, n := range mems {
 		t := names.Vars[n]
 		def := mc.defs[n]
@@ -278,6 +281,43 @@ func ParseModel(b *Builder, text string, names *Names) (*Model, error) {
 		m.funcs[f] = fi
 	}
 	return m, nil
+}
+
+// joinLanes gives each vector variable the query declared lane by lane the
+// concatenation of its lanes' values. A lane the model leaves out is
+// unconstrained and reads as zero; a vector none of whose lanes the model
+// gives stays absent.
+func (m *Model) joinLanes(mc *modelCtx, names *Names) error {
+	vecs := make([]Term, 0, len(names.Lanes))
+	for t := range names.Lanes {
+		vecs = append(vecs, t)
+	}
+	sort.Slice(vecs, func(i, j int) bool { return names.Lanes[vecs[i]][0] < names.Lanes[vecs[j]][0] })
+	for _, t := range vecs {
+		lanes := names.Lanes[t]
+		var v BV
+		any := false
+		for i := len(lanes) - 1; i >= 0; i-- {
+			x := NewBV(laneWidth, 0)
+			if _, ok := mc.defs[lanes[i]]; ok {
+				in := &interp{mc: mc}
+				lv, err := in.nullary(lanes[i], BVSort(laneWidth))
+				if err != nil {
+					return err
+				}
+				x, any = lv.BV(), true
+			}
+			if i == len(lanes)-1 {
+				v = x
+			} else {
+				v = v.Concat(x)
+			}
+		}
+		if any {
+			m.vars[t] = BVValue(v)
+		}
+	}
+	return nil
 }
 
 // modelCtx holds a model's definitions, shared by its interpreters.

@@ -746,3 +746,38 @@ func TestModelBudget(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 }
+
+// TestVectorLanes: a 128-bit variable is printed as four 32-bit lanes and a
+// define-fun, and z3's and cvc5's models of the lanes give back the vector.
+func TestVectorLanes(t *testing.T) {
+	b := NewBuilder()
+	x := b.Var("x", BVSort(128))
+	want := NewBVBig(128, new(big.Int).SetBytes([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}))
+	asserts := []Term{b.Eq(x, b.ConstBV(want))}
+	text, names := QueryString(b, asserts, PrintOptions{})
+	if len(names.Lanes[x]) != 4 || !strings.Contains(text, "(define-fun x () (_ BitVec 128) (concat $lane0.3 (concat $lane0.2 (concat $lane0.1 $lane0.0))))") {
+		t.Fatalf("x is not split into lanes:\n%s", text)
+	}
+	ctext, cnames := QueryString(b, asserts, PrintOptions{Canonical: true})
+	if len(cnames.Vars) != 0 || !strings.Contains(ctext, "(define-fun $vec0 () (_ BitVec 128) (concat") {
+		t.Errorf("canonical text names the vector like a constant:\n%s", ctext)
+	}
+	for _, solver := range []string{"z3", "cvc5"} {
+		for _, q := range []struct {
+			text  string
+			names *Names
+		}{{text, names}, {ctext, cnames}} {
+			m, err := ParseModel(b, solveForModel(t, solver, q.text), q.names)
+			if err != nil {
+				t.Fatalf("%s: %v", solver, err)
+			}
+			if v, ok := m.VarValue(b, x); !ok || !v.BV().Equal(want) {
+				t.Errorf("%s: x = %v (%v), want %v", solver, v, ok, want)
+			}
+		}
+	}
+	// The let form (boolector) keeps the vector whole.
+	if text, names := QueryString(b, asserts, PrintOptions{Let: true}); len(names.Lanes) != 0 || strings.Contains(text, "$lane") {
+		t.Errorf("let form split x:\n%s", text)
+	}
+}

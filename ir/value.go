@@ -201,17 +201,27 @@ func (v Value) String() string {
 // with the old one (a treap with path copying), so the evaluator can store
 // through long chains, and keep every intermediate memory, in O(n log n).
 // Addresses never written hold Default.
+//
+// The treap's nodes are aligned blocks of memBlock bytes, not bytes: a
+// vector store copies one path instead of sixteen, which keeps the
+// co-executions of a long loop nest (every visit holding its memory) in
+// memory: TSVC s176 needed > 4 GiB with a node per byte.
 type Mem struct {
 	tree    *memNode
 	Default byte
 }
 
-// memNode is a treap node: a binary search tree on addr and a heap on prio.
-// The priority is a hash of the address, so a set of addresses always gives
-// the same shape.
+// memBlock is the size of a treap node's block of bytes.
+const memBlock = 16
+
+// memNode is a treap node: a binary search tree on base and a heap on prio.
+// The priority is a hash of the base, so a set of blocks always gives the
+// same shape. Bit k of written says whether base+k was ever written; the
+// other bytes of vals are unused.
 type memNode struct {
-	addr        uint64
-	val         byte
+	base        uint64
+	vals        [memBlock]byte
+	written     uint16
 	prio        uint64
 	left, right *memNode
 }
@@ -224,18 +234,21 @@ func memPrio(a uint64) uint64 {
 	return a ^ a>>33
 }
 
-// memInsert returns n with a holding v. Every node on the search path is a
+// memInsert returns n with bytes written from offset off of the block at
+// base (off+len(bytes) ≤ memBlock). Every node on the search path is a
 // fresh copy, so the rotations below never modify a node of the old tree.
-func memInsert(n *memNode, a uint64, v byte) *memNode {
+func memInsert(n *memNode, base uint64, off int, bytes []byte) *memNode {
 	if n == nil {
-		return &memNode{addr: a, val: v, prio: memPrio(a)}
+		c := &memNode{base: base, prio: memPrio(base)}
+		c.put(off, bytes)
+		return c
 	}
 	c := *n
 	switch {
-	case a == n.addr:
-		c.val = v
-	case a < n.addr:
-		c.left = memInsert(n.left, a, v)
+	case base == n.base:
+		c.put(off, bytes)
+	case base < n.base:
+		c.left = memInsert(n.left, base, off, bytes)
 		if c.left.prio > c.prio { // rotate right
 			l := c.left
 			c.left = l.right
@@ -243,7 +256,7 @@ func memInsert(n *memNode, a uint64, v byte) *memNode {
 			return l
 		}
 	default:
-		c.right = memInsert(n.right, a, v)
+		c.right = memInsert(n.right, base, off, bytes)
 		if c.right.prio > c.prio { // rotate left
 			r := c.right
 			c.right = r.left
@@ -254,27 +267,36 @@ func memInsert(n *memNode, a uint64, v byte) *memNode {
 	return &c
 }
 
+func (n *memNode) put(off int, bytes []byte) {
+	copy(n.vals[off:], bytes)
+	n.written |= uint16(1<<len(bytes)-1) << off
+}
+
 // NewMem returns a memory holding def at every address.
 func NewMem(def byte) *Mem { return &Mem{Default: def} }
 
 // MemFromMap returns a memory holding bytes[a] at every address a in bytes
 // and def elsewhere.
 func MemFromMap(def byte, bytes map[uint64]byte) *Mem {
-	var t *memNode
+	m := NewMem(def)
 	for a, b := range bytes {
-		t = memInsert(t, a, b)
+		m = m.With(a, []byte{b})
 	}
-	return &Mem{tree: t, Default: def}
+	return m
 }
 
 // Load returns the byte at a.
 func (m *Mem) Load(a uint64) byte {
+	base, off := a&^(memBlock-1), a&(memBlock-1)
 	n := m.tree
 	for n != nil {
 		switch {
-		case a == n.addr:
-			return n.val
-		case a < n.addr:
+		case base == n.base:
+			if n.written&(1<<off) != 0 {
+				return n.vals[off]
+			}
+			return m.Default
+		case base < n.base:
 			n = n.left
 		default:
 			n = n.right
@@ -295,8 +317,12 @@ func (m *Mem) Read(a uint64, n int) []byte {
 // With returns m with bytes written at a, a+1, … (addresses wrap around).
 func (m *Mem) With(a uint64, bytes []byte) *Mem {
 	t := m.tree
-	for i, b := range bytes {
-		t = memInsert(t, a+uint64(i), b)
+	for len(bytes) > 0 {
+		base, off := a&^(memBlock-1), int(a&(memBlock-1))
+		k := min(len(bytes), memBlock-off)
+		t = memInsert(t, base, off, bytes[:k])
+		a += uint64(k)
+		bytes = bytes[k:]
 	}
 	return &Mem{tree: t, Default: m.Default}
 }
@@ -314,7 +340,11 @@ func (m *Mem) Written() []uint64 {
 		}
 		n = stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		out = append(out, n.addr)
+		for k := uint64(0); k < memBlock; k++ {
+			if n.written&(1<<k) != 0 {
+				out = append(out, n.base+k)
+			}
+		}
 		n = n.right
 	}
 	return out

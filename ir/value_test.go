@@ -22,9 +22,14 @@ func TestMemPersistent(t *testing.T) {
 		if i%3 == 0 {
 			a = ^uint64(0) - uint64(i%5) // near the top: writes wrap around
 		}
-		v := []byte{byte(rng.Uint32()), byte(rng.Uint32())}
+		v := make([]byte, 1+rng.IntN(20)) // within, across and over blocks
+		for k := range v {
+			v[k] = byte(rng.Uint32())
+		}
 		m = m.With(a, v)
-		model[a], model[a+1] = v[0], v[1]
+		for k, x := range v {
+			model[a+uint64(k)] = x
+		}
 		if i%20000 == 0 {
 			cp := make(map[uint64]byte, len(model))
 			for k, x := range model {

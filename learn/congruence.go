@@ -109,7 +109,9 @@ func congruences(tm *termer, t *table, e eqResult, opt Options) []Candidate {
 		ci := t.cols[i]
 		for _, j := range reps[a+1:] {
 			cj := t.cols[j]
-			c := congrOf(diffGCD(t.rows, func(r int) uint64 { return cj[r] - ci[r] }), opt)
+			pairOpt := opt
+			pairOpt.MaxOddModulus = min(opt.MaxOddModulus, opt.MaxPairOddModulus)
+			c := congrOf(diffGCD(t.rows, func(r int) uint64 { return cj[r] - ci[r] }), pairOpt)
 			if c.log2 <= min(single[i].log2, single[j].log2) || c.log2 <= e.congMod[[2]int{j, i}] {
 				c.log2 = 0
 			}

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -80,6 +81,31 @@ func TestOddModulus(t *testing.T) {
 	} {
 		if got := oddModulus(c.g, c.limit); got != c.want {
 			t.Errorf("oddModulus(%d, %d) = %d, want %d", c.g, c.limit, got, c.want)
+		}
+	}
+}
+
+// TestPairOddModulus: x = 4·y makes y − x = −3·y a multiple of 3 (and with
+// y ≡ 0 mod 5, a fixed residue mod 15 in 64-bit arithmetic) on every
+// state; by default that is a candidate, and MaxPairOddModulus 1 leaves it
+// out while single-variable odd congruences (y ≡ 0 mod 5) stay.
+func TestPairOddModulus(t *testing.T) {
+	f := newFixture([]string{"x", "y"}, []uint32{64, 64})
+	rng := rand.New(rand.NewPCG(35, 36))
+	for range 60 {
+		y := 5 * uint64(rng.IntN(1<<20))
+		f.states = append(f.states, State{Vals: []uint64{4 * y, y}})
+	}
+	for _, tc := range []struct {
+		pairOdd  uint64
+		wantPair bool
+	}{{0, true}, {1, false}} {
+		cs := f.learn(t, Options{Kinds: Kinds(Congruence), MaxPairOddModulus: tc.pairOdd})
+		f.holdsEverywhere(t, cs)
+		got := descs(cs, Congruence)
+		pair := slices.ContainsFunc(got, func(d string) bool { return strings.HasPrefix(d, "y - x ≡") })
+		if pair != tc.wantPair || !slices.Contains(got, "y ≡ 0 (mod 5)") {
+			t.Errorf("MaxPairOddModulus %d: congruences %q", tc.pairOdd, got)
 		}
 	}
 }

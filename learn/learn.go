@@ -113,6 +113,11 @@ type Options struct {
 	// MaxOddModulus is the largest odd modulus for congruences (default 15;
 	// 1 disables them).
 	MaxOddModulus uint64
+	// MaxPairOddModulus is the largest odd modulus for congruences between
+	// two variables (default MaxOddModulus; 1 disables them). They are
+	// often mere consequences of an equality (x = 4·y gives x − y ≡ 0 mod
+	// 3) that cost the solver a remainder circuit in every query.
+	MaxPairOddModulus uint64
 	// MemGap merges differing bytes at most this many bytes apart into one
 	// region (default 16).
 	MemGap int64
@@ -137,6 +142,9 @@ func (o Options) withDefaults() Options {
 	o.MaxModLog2 = min(o.MaxModLog2, 63)
 	if o.MaxOddModulus == 0 {
 		o.MaxOddModulus = 15
+	}
+	if o.MaxPairOddModulus == 0 {
+		o.MaxPairOddModulus = o.MaxOddModulus
 	}
 	if o.MemGap <= 0 {
 		o.MemGap = 16

@@ -6,7 +6,10 @@
  * many at a time), with element-wise kernels over global arrays of a fixed
  * length (gcc-12 and clang-16 vectorize them at -O3). Each function is
  * compiled at -O0 and checked against -O3; mutants.txt lists inequivalent
- * variants of each. */
+ * variants of each; expected.txt the verdicts the engine must reach. sum
+ * (a reduction, vectorized and unrolled) and rec4 (a recurrence at
+ * distance 4: -O3 keeps the last vector it stored in a register) are
+ * after TSVC sum1d and s1221. */
 #define N 1024
 
 int A[N], B[N], C[N];
@@ -59,4 +62,18 @@ void scale(int k)
 {
 	for (int i = 0; i < N; i++)
 		A[i] = B[i] * k;
+}
+
+int sum(void)
+{
+	int s = 0;
+	for (int i = 0; i < N; i++)
+		s += A[i];
+	return s;
+}
+
+void rec4(void)
+{
+	for (int i = 4; i < N; i++)
+		B[i] = B[i - 4] + A[i];
 }
