@@ -92,15 +92,7 @@ func (pr *Product) canonicalize(e *PEdge) {
 	// Values on the samples; an address that cannot be evaluated stays.
 	vals := map[ir.Term][]uint64{}
 	for _, a := range addrs {
-		vs := make([]uint64, 0, len(samples))
-		for _, sm := range samples {
-			v, err := ir.NewEvaluator(b, &sampleEnv{pr: pr, n: from, sm: sm}).Eval(a)
-			if err != nil {
-				break
-			}
-			vs = append(vs, v.BV().Uint64())
-		}
-		if len(vs) == len(samples) {
+		if vs := pr.valuesAt(from, samples, a); vs != nil {
 			vals[a] = vs
 		}
 	}
@@ -110,15 +102,7 @@ func (pr *Product) canonicalize(e *PEdge) {
 	sort.SliceStable(addrs, func(i, j int) bool { return size[addrs[i]] < size[addrs[j]] })
 	var reps []ir.Term
 	for _, r := range pr.pointerBases(from) {
-		vs := make([]uint64, 0, len(samples))
-		for _, sm := range samples {
-			v, err := ir.NewEvaluator(b, &sampleEnv{pr: pr, n: from, sm: sm}).Eval(r)
-			if err != nil {
-				break
-			}
-			vs = append(vs, v.BV().Uint64())
-		}
-		if len(vs) == len(samples) && !seen[r] {
+		if vs := pr.valuesAt(from, samples, r); vs != nil {
 			vals[r] = vs
 			reps = append(reps, r)
 		}
@@ -129,34 +113,16 @@ func (pr *Product) canonicalize(e *PEdge) {
 		if !ok {
 			continue
 		}
-		matched := false
-		for _, r := range reps {
-			vr := vals[r]
-			d := va[0] - vr[0]
-			same := true
-			for k := range va {
-				if va[k]-vr[k] != d {
-					same = false
-					break
-				}
-			}
-			if !same {
-				continue
-			}
-			nt := pr.simp.Simplify(b.Add(r, b.Const(64, d)))
-			if nt != a {
-				m[a] = nt
-				if inCond[a] {
-					e.canonCond = append(e.canonCond, b.Eq(a, nt))
-				} else {
-					e.canon = append(e.canon, b.Eq(a, nt))
-				}
-			}
-			matched = true
-			break
-		}
+		nt, matched := pr.offsetFromRep(reps, vals, va)
 		if !matched {
 			reps = append(reps, a)
+		} else if nt != a {
+			m[a] = nt
+			if inCond[a] {
+				e.canonCond = append(e.canonCond, b.Eq(a, nt))
+			} else {
+				e.canon = append(e.canon, b.Eq(a, nt))
+			}
 		}
 	}
 	e.canonReps, e.canonVals, e.canonSamples = reps, vals, samples
@@ -199,16 +165,47 @@ func (pr *Product) canonAddr(e *PEdge, a ir.Term) ir.Term {
 	if len(e.canonReps) == 0 || b.Op(a) == ir.OpConst {
 		return a
 	}
-	va := make([]uint64, 0, len(e.canonSamples))
-	for _, sm := range e.canonSamples {
-		v, err := ir.NewEvaluator(b, &sampleEnv{pr: pr, n: pr.Nodes[e.From], sm: sm}).Eval(a)
-		if err != nil {
-			return a
-		}
-		va = append(va, v.BV().Uint64())
+	va := pr.valuesAt(pr.Nodes[e.From], e.canonSamples, a)
+	if va == nil {
+		return a
 	}
-	for _, r := range e.canonReps {
-		vr := e.canonVals[r]
+	nt, ok := pr.offsetFromRep(e.canonReps, e.canonVals, va)
+	if !ok {
+		return a
+	}
+	if f := b.Eq(a, nt); nt != a && !e.canonHas[f] {
+		if e.canonHas == nil {
+			e.canonHas = map[ir.Term]bool{}
+		}
+		e.canonHas[f] = true
+		e.canon = append(e.canon, f)
+	}
+	return nt
+}
+
+// valuesAt evaluates address a on samples of node n; nil when some sample
+// cannot evaluate it.
+func (pr *Product) valuesAt(n *PNode, samples []sample, a ir.Term) []uint64 {
+	vs := make([]uint64, 0, len(samples))
+	for _, sm := range samples {
+		v, err := ir.NewEvaluator(pr.p.B, &sampleEnv{pr: pr, n: n, sm: sm}).Eval(a)
+		if err != nil {
+			return nil
+		}
+		vs = append(vs, v.BV().Uint64())
+	}
+	return vs
+}
+
+// offsetFromRep finds the first representative whose values are those
+// va at a constant distance d, and returns rep + d.
+func (pr *Product) offsetFromRep(reps []ir.Term, vals map[ir.Term][]uint64, va []uint64) (ir.Term, bool) {
+	b := pr.p.B
+	if len(va) == 0 {
+		return ir.NoTerm, false
+	}
+	for _, r := range reps {
+		vr := vals[r]
 		d := va[0] - vr[0]
 		same := true
 		for k := range va {
@@ -217,23 +214,11 @@ func (pr *Product) canonAddr(e *PEdge, a ir.Term) ir.Term {
 				break
 			}
 		}
-		if !same {
-			continue
+		if same {
+			return pr.simp.Simplify(b.Add(r, b.Const(64, d))), true
 		}
-		nt := pr.simp.Simplify(b.Add(r, b.Const(64, d)))
-		if nt != a {
-			f := b.Eq(a, nt)
-			if !e.canonHas[f] {
-				if e.canonHas == nil {
-					e.canonHas = map[ir.Term]bool{}
-				}
-				e.canonHas[f] = true
-				e.canon = append(e.canon, f)
-			}
-		}
-		return nt
 	}
-	return a
+	return ir.NoTerm, false
 }
 
 // pointerBases are the address shapes G + p and p of node n, for each
