@@ -37,7 +37,10 @@
 //     own variables, definitions over the entry state for components the
 //     runs show fixed, and one shared memory overlaid with each side's
 //     stack slots (product.go, liveness.go); candidates learned from the
-//     aligned states go through Houdini (prove.Houdini). Before any query,
+//     aligned states (learn.Learn, plus searches the affine learner cannot
+//     do: a register mirroring memory at G + p + c, mirror.go, and a
+//     pointer G + c·ext(x) + d, based.go) go through Houdini
+//     (prove.Houdini). Before any query,
 //     each edge's terms are rewritten so that the solver sees few store
 //     chains (stackalias.go, canon.go): stack reads pass computed-address
 //     stores; addresses are canonicalized to a base plus a constant; then
@@ -46,8 +49,12 @@
 //     the same is done for the target node's stack slots, its candidates'
 //     reads of globals and the exit observables. Each rewrite rests on a
 //     fact (disjointness, merged per pair of bases into one between the
-//     hulls; A = R + c), guarded by the ite arms it is needed in and
-//     proved from the from-node's invariants. Co-executions vary the
+//     hulls; A = R + c, R preferring the node's pointer shapes G + p),
+//     guarded by the ite arms it is needed in and proved from the
+//     from-node's invariants: those behind the path conditions under the
+//     target's own path condition, the others under both (every
+//     obligation about post-states is about states that take the edge).
+//     Co-executions vary the
 //     arguments (unit strides, values just below the target's largest
 //     compared constant, garbage above narrow parameters and in registers
 //     no parameter uses), so that definitions and candidates do not
