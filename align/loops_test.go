@@ -2,6 +2,7 @@ package align
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -73,16 +74,31 @@ func TestLoops(t *testing.T) {
 				return
 			}
 			defer ps.Close()
-			res, err := Check(context.Background(), request(g.cc, g.fn, "base.c", 4*time.Minute), ps)
+			req := request(g.cc, g.fn, "base.c", 4*time.Minute)
+			res, err := Check(context.Background(), req, ps)
 			if err != nil {
 				t.Error(err)
 				return
 			}
+			// Every proof must pass the proof checker too.
+			verified := "-"
+			var v Verification
+			if res.Verdict == Equivalent && res.Proof != nil {
+				v, err = Verify(context.Background(), VerifyRequest{Proof: res.Proof, SrcPath: req.SrcPath, DstPath: req.DstPath, Timeout: 4 * time.Minute}, ps)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				verified = fmt.Sprintf("%v in %.1fs", v.Verified, v.WallS)
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			t.Logf("%s O0->O3 base.c %s: %s (%s) %.1fs, %d queries, %d nodes, %d edges, %d test vectors", g.cc, g.fn, res.Verdict, res.Reason, res.WallS, res.SMTQueries, res.ProductNodes, res.ProductEdges, res.TestVectors)
+			t.Logf("%s O0->O3 base.c %s: %s (%s) %.1fs, %d queries, %d nodes, %d edges, %d test vectors; proof verified: %s", g.cc, g.fn, res.Verdict, res.Reason, res.WallS, res.SMTQueries, res.ProductNodes, res.ProductEdges, res.TestVectors, verified)
 			if res.Verdict != g.want {
 				t.Errorf("%s %s (-O0 vs -O3): %s (%s), want %s", g.cc, g.fn, res.Verdict, res.Reason, g.want)
+			}
+			if res.Verdict == Equivalent && (res.Proof == nil || !v.Verified) {
+				t.Errorf("%s %s: the proof was not verified: %s", g.cc, g.fn, v.Reason)
 			}
 		}()
 	}

@@ -268,11 +268,20 @@ func (p *Pair) recordedAlignment(g prove.Graph, runs []*coRun) (alignment, strin
 
 // setInvariants parses the recorded invariants over the rebuilt nodes.
 // An invariant of a node may name only the entry state (constant through
-// a run) and that node's own variables; the node's shared memory only at
-// the bytes of a global, where it is both sides' memory (the precondition
-// puts globals outside the stack, so outside every stack slot). Anything
-// else would let an invariant mean different things on the two ends of an
-// edge.
+// a run) and that node's own variables, and read the node's shared memory
+// only at addresses based on a global: a global plus a constant (a scalar
+// or an array element), or a global plus terms over the node's variables
+// (what a mirror invariant reads, such as b[i−1] kept in a register).
+//
+// Why a read of the shared memory at any such address means one thing on
+// both ends of an edge: every obligation about the to-node is taken with
+// its memory bound to the source's memory after the edge (postSubst), and
+// its variables to their values after the edge. The induction therefore
+// always uses that one valuation, whatever bytes the address names; the
+// target's memory is tied to it by the memory obligations. Requiring a
+// global base keeps invariants about arrays, where the source and the
+// target agree, and refuses ones about the stack, whose bytes each side
+// keeps in its own slots.
 func (pr *Product) setInvariants(g prove.Graph) string {
 	p, b := pr.p, pr.p.B
 	entry := map[ir.Term]bool{}
@@ -288,21 +297,33 @@ func (pr *Product) setInvariants(g prove.Graph) string {
 		globals[gv] = size
 		entry[gv] = true
 	}
-	// inGlobal reports whether the n bytes at address a lie in one global.
-	inGlobal := func(a ir.Term, n uint32) bool {
-		off := uint64(0)
-		if b.Op(a) == ir.OpAdd && len(b.Args(a)) == 2 {
-			x, y := b.Arg(a, 0), b.Arg(a, 1)
-			if b.Op(x) == ir.OpConst {
-				x, y = y, x
-			}
-			if b.Op(y) != ir.OpConst {
-				return false
-			}
-			a, off = x, b.ConstValue(y).Uint64()
+	// globalBased reports whether address a is a global plus a constant
+	// that keeps the n bytes inside it, or a sum with exactly one global
+	// among its terms and something else besides constants.
+	globalBased := func(a ir.Term, n uint32) bool {
+		if size, ok := globals[a]; ok {
+			return uint64(n) <= size
 		}
-		size, ok := globals[a]
-		return ok && off < size && uint64(n) <= size-off
+		if b.Op(a) != ir.OpAdd {
+			return false
+		}
+		var base []ir.Term
+		off, varying := uint64(0), false
+		for _, x := range addends(b, a) {
+			switch {
+			case globals[x] != 0:
+				base = append(base, x)
+			case b.Op(x) == ir.OpConst:
+				off += b.ConstValue(x).Uint64()
+			default:
+				varying = true
+			}
+		}
+		if len(base) != 1 {
+			return false
+		}
+		size := globals[base[0]]
+		return varying || (off < size && uint64(n) <= size-off)
 	}
 	for i, rn := range g.Nodes {
 		n := pr.Nodes[i]
@@ -328,8 +349,8 @@ func (pr *Product) setInvariants(g prove.Graph) string {
 					if arg != n.mem || n.mem == ir.NoTerm {
 						continue
 					}
-					if sz, _ := b.Params(u); b.Op(u) != ir.OpSelect || k != 0 || !inGlobal(b.Arg(u, 1), sz) {
-						return fmt.Sprintf("node n%d: invariant %s reads the node's memory other than at a global's bytes", i, text)
+					if sz, _ := b.Params(u); b.Op(u) != ir.OpSelect || k != 0 || !globalBased(b.Arg(u, 1), sz) {
+						return fmt.Sprintf("node n%d: invariant %s reads the node's memory at an address not based on a global", i, text)
 					}
 				}
 			}
@@ -337,6 +358,18 @@ func (pr *Product) setInvariants(g prove.Graph) string {
 		}
 	}
 	return ""
+}
+
+// addends lists the terms of the sum a, nested sums flattened.
+func addends(b *ir.Builder, a ir.Term) []ir.Term {
+	if b.Op(a) != ir.OpAdd {
+		return []ir.Term{a}
+	}
+	var out []ir.Term
+	for _, x := range b.Args(a) {
+		out = append(out, addends(b, x)...)
+	}
+	return out
 }
 
 // diffGraph says where a rebuilt graph differs from the recorded one ("" if

@@ -233,7 +233,13 @@ func TestProofVerifyLoops(t *testing.T) {
 			n := &pf.Product.Nodes[inv]
 			n.Invariants = append(n.Invariants, "(= (select n"+strconv.Itoa(inv)+".mem src.rsp) (select n"+strconv.Itoa(inv)+".mem src.rsp))")
 			return ""
-		}, "other than at a global's bytes"},
+		}, "not based on a global"},
+		{"invariant reads the stack at a varying address", func(pf *prove.ProofFile) string {
+			n := &pf.Product.Nodes[inv]
+			v := "(select n" + strconv.Itoa(inv) + ".mem (bvadd src.rsp (bvadd src.rdi #x0000000000000008)))"
+			n.Invariants = append(n.Invariants, "(= "+v+" "+v+")")
+			return ""
+		}, "not based on a global"},
 		{"invariant names a variable of no node", func(pf *prove.ProofFile) string {
 			n := &pf.Product.Nodes[inv]
 			n.Invariants = append(n.Invariants, "(= |n9.src.rax| #x0000000000000000)")
