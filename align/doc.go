@@ -54,6 +54,13 @@
 //     from-node's invariants: those behind the path conditions under the
 //     target's own path condition, the others under both (every
 //     obligation about post-states is about states that take the edge).
+//     After Houdini, an edge whose runs show a loop counter (or a pointer
+//     G + c) with one value wherever they take it, typically a loop exit,
+//     is rebuilt with those variables pinned to that value once the solver
+//     shows the value follows from the invariants and the target's path
+//     condition (pin.go): the last iteration and a scalar tail then meet
+//     at constant addresses. A pinned edge that fails an obligation is
+//     checked again as first built.
 //     Co-executions vary the
 //     arguments (unit strides, values just below the target's largest
 //     compared constant, garbage above narrow parameters and in registers

@@ -378,9 +378,10 @@ func (pr *Product) post(e *PEdge) func(ir.Term) ir.Term {
 func (pr *Product) discharge(ctx context.Context, s prove.Solver, pre ir.Term, inductive bool) *Outcome {
 	b := pr.p.B
 	out := &Outcome{Verdict: Unknown, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges)}
+	qctx := ctx // the queries' context: shorter while a pinned edge is tried
 	check := func(name string, assertions ...ir.Term) bool {
 		t0 := time.Now()
-		r := s.Check(ctx, prove.Query{B: b, Assertions: append([]ir.Term{pre}, assertions...)})
+		r := s.Check(qctx, prove.Query{B: b, Assertions: append([]ir.Term{pre}, assertions...)})
 		out.SMTQueries++
 		if debug {
 			fmt.Fprintf(os.Stderr, "eqc: %s: %v in %v\n", name, r.Status, time.Since(t0))
@@ -402,85 +403,131 @@ func (pr *Product) discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 		}
 		return false
 	}
-	sg, dg := pr.p.Src.TFG, pr.p.Dst.TFG
 	if entry := pr.Nodes[0]; inductive && len(entry.Invariants) > 0 {
 		if !check("n0: invariants hold at the entry", b.Not(b.And(entry.Invariants...))) {
 			return out
 		}
 	}
 	for _, e := range pr.Edges {
-		from := pr.Nodes[e.From]
-		inv := b.And(from.Invariants...)
-		where := fmt.Sprintf("n%d→dst %#x", e.From, dg.Nodes[e.DstTo].PC)
-		if !e.Infeasible {
-			where = fmt.Sprintf("n%d→n%d (dst %#x, src %#x×%d)", e.From, e.To, dg.Nodes[e.DstTo].PC, sg.Nodes[e.Spec.to].PC, e.Spec.arrivals)
+		q, rebuilt := pr.settlePins(ctx, s, pre, e)
+		out.SMTQueries += q
+		done := len(out.Obligations)
+		var cancel context.CancelFunc
+		if rebuilt {
+			qctx, cancel = context.WithTimeout(ctx, pinnedEdgeBudget)
 		}
-		// The facts behind the rewritten path conditions hold where the
-		// target takes its path (condD0, as the path set gives it); those
-		// behind the rest where both sides take theirs. Every later
-		// obligation assumes condD, and those about the posts condS too,
-		// which the first facts make the path sets' own conditions.
-		if len(e.condFacts) > 0 && !check(where+": addresses in the path conditions do not overlap", inv, e.condD0, b.Not(b.And(e.condFacts...))) {
-			return out
+		ok := pr.edgeObligations(e, rebuilt, inductive, pre, check)
+		if cancel != nil {
+			cancel()
+			qctx = ctx
 		}
-		if e.Infeasible {
-			if !check(where+": target edge impossible", inv, e.condD) {
-				return out
-			}
+		if ok {
 			continue
 		}
-		if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", append([]ir.Term{inv, e.condD, e.condS}, append(e.condFacts, b.Not(b.And(e.facts...)))...)...) {
+		if !rebuilt || ctx.Err() != nil {
 			return out
 		}
-		if to := pr.Nodes[e.To]; inductive && len(to.Invariants) > 0 {
-			post := pr.post(e)(b.And(to.Invariants...))
-			if !check(where+": invariants of the target node are inductive", append(append(pr.edgePre(e, pre)[1:], inv), b.Not(post))...) {
-				return out
-			}
-		}
-		if !check(where+": source takes the paired paths", inv, e.condD, b.Not(e.condS)) {
-			return out
-		}
-		if !check(where+": same faults", inv, e.condD, e.condS, b.Xor(e.faultD, e.faultS)) {
-			return out
-		}
-		live := []ir.Term{inv, e.condD, e.condS, b.Not(e.faultD)}
-		to := pr.Nodes[e.To]
-		if isEnd(dg, to.Key.dst) {
-			if dg.Nodes[to.Key.dst].Kind == ir.NodeHalt {
-				continue // both end abnormally
-			}
-			if !pr.exitObligations(e, live, check) {
-				return out
-			}
-			continue
-		}
-		var defs []ir.Term
-		for _, c := range to.comps {
-			if !c.fresh {
-				defs = append(defs, b.Eq(pr.postValue(e, c), c.term))
-			}
-		}
-		if len(defs) > 0 && !check(where+": definitions at the target node", append(live, b.Not(b.And(defs...)))...) {
-			return out
-		}
-		// Memory form: the post-memories agree outside the node's slots.
-		a := b.Var("obligation.addr", ir.BVSort(64))
-		outside := []ir.Term{}
-		for side := 0; side < 2; side++ {
-			for _, sl := range to.slots[side] {
-				lo := pr.slotAddr(sl)
-				outside = append(outside, b.Not(b.And(b.Ule(lo, a), b.Ult(a, pr.simp.Simplify(b.Add(lo, b.Const(64, uint64(sl.size))))))))
-			}
-		}
-		ms := pr.simp.Simplify(b.Select(e.postS[x86.StateMem], a, 1))
-		md := pr.simp.Simplify(b.Select(e.postD[x86.StateMem], a, 1))
-		if !check(where+": memories agree outside the stack slots", append(append(live, outside...), b.Not(b.Eq(ms, md)))...) {
+		// The pins left something the edge's obligations needed (an
+		// address over a variable no pin covers, whose canonical form
+		// came from the node's states), or made a query harder (a memory
+		// query the solver had solved over the loop's own addresses): the
+		// edge as it was built.
+		out.Obligations, out.Reason = out.Obligations[:done], ""
+		e.pins = nil
+		pr.buildEdge(e)
+		if !pr.edgeObligations(e, true, inductive, pre, check) {
 			return out
 		}
 	}
 	out.Verdict, out.Reason = Equivalent, ""
 	return out
+}
+
+// pinnedEdgeBudget bounds the time a pinned edge's obligations may take
+// before the edge is checked as first built instead.
+const pinnedEdgeBudget = 60 * time.Second
+
+// edgeObligations checks the obligations of edge e given the nodes'
+// Invariants (with inductive or rebuilt, also that e preserves its
+// to-node's invariants); false at the first that fails, which check has
+// recorded.
+func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Term, check func(string, ...ir.Term) bool) bool {
+	b := pr.p.B
+	sg, dg := pr.p.Src.TFG, pr.p.Dst.TFG
+	from := pr.Nodes[e.From]
+	inv := b.And(from.Invariants...)
+	where := fmt.Sprintf("n%d→dst %#x", e.From, dg.Nodes[e.DstTo].PC)
+	if !e.Infeasible {
+		where = fmt.Sprintf("n%d→n%d (dst %#x, src %#x×%d)", e.From, e.To, dg.Nodes[e.DstTo].PC, sg.Nodes[e.Spec.to].PC, e.Spec.arrivals)
+	}
+	// The facts behind the rewritten path conditions hold where the
+	// target takes its path (condD0, as the path set gives it); those
+	// behind the rest where both sides take theirs. Every later
+	// obligation assumes condD, and those about the posts condS too,
+	// which the first facts make the path sets' own conditions.
+	if len(e.condFacts) > 0 && !check(where+": addresses in the path conditions do not overlap", inv, e.condD0, b.Not(b.And(e.condFacts...))) {
+		return false
+	}
+	// The pins are among those facts, so the remaining obligations,
+	// about states that take the edge, may read the invariants with
+	// the pinned variables replaced like the edge's terms.
+	inv = pr.pinned(e, inv)
+	if e.Infeasible {
+		if !check(where+": target edge impossible", inv, e.condD) {
+			return false
+		}
+		return true
+	}
+	if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", append([]ir.Term{inv, e.condD, e.condS}, append(e.condFacts, b.Not(b.And(e.facts...)))...)...) {
+		return false
+	}
+	if to := pr.Nodes[e.To]; (inductive || rebuilt) && len(to.Invariants) > 0 {
+		post := pr.post(e)(b.And(to.Invariants...))
+		if !check(where+": invariants of the target node are inductive", append(append(pr.edgePre(e, pre)[1:], inv), b.Not(post))...) {
+			return false
+		}
+	}
+	if !check(where+": source takes the paired paths", inv, e.condD, b.Not(e.condS)) {
+		return false
+	}
+	if !check(where+": same faults", inv, e.condD, e.condS, b.Xor(e.faultD, e.faultS)) {
+		return false
+	}
+	live := []ir.Term{inv, e.condD, e.condS, b.Not(e.faultD)}
+	to := pr.Nodes[e.To]
+	if isEnd(dg, to.Key.dst) {
+		if dg.Nodes[to.Key.dst].Kind == ir.NodeHalt {
+			return true // both end abnormally
+		}
+		if !pr.exitObligations(e, live, check) {
+			return false
+		}
+		return true
+	}
+	var defs []ir.Term
+	for _, c := range to.comps {
+		if !c.fresh {
+			defs = append(defs, b.Eq(pr.postValue(e, c), c.term))
+		}
+	}
+	if len(defs) > 0 && !check(where+": definitions at the target node", append(live, b.Not(b.And(defs...)))...) {
+		return false
+	}
+	// Memory form: the post-memories agree outside the node's slots.
+	a := b.Var("obligation.addr", ir.BVSort(64))
+	outside := []ir.Term{}
+	for side := 0; side < 2; side++ {
+		for _, sl := range to.slots[side] {
+			lo := pr.slotAddr(sl)
+			outside = append(outside, b.Not(b.And(b.Ule(lo, a), b.Ult(a, pr.simp.Simplify(b.Add(lo, b.Const(64, uint64(sl.size))))))))
+		}
+	}
+	ms := pr.simp.Simplify(b.Select(e.postS[x86.StateMem], a, 1))
+	md := pr.simp.Simplify(b.Select(e.postD[x86.StateMem], a, 1))
+	if !check(where+": memories agree outside the stack slots", append(append(live, outside...), b.Not(b.Eq(ms, md)))...) {
+		return false
+	}
+	return true
 }
 
 // exitObligations checks the observables at the return along e.

@@ -104,6 +104,10 @@ type PEdge struct {
 	// post-memory, passing stores that do not overlap them (the
 	// disjointness is among facts).
 	postReads map[ir.Term]ir.Term
+	// pins are the variables of the from-node replaced by the terms they
+	// equal wherever the edge is taken (pin.go); set by discharge, which
+	// then rebuilds the edge.
+	pins []pin
 	// slotPosts are the to-node's stack slots read from the edge's
 	// post-memories the same way; exitObs, on an edge to the exit, the
 	// observables (the return address is a read of the post-memory).
@@ -440,6 +444,8 @@ func (pr *Product) buildEdge(e *PEdge) {
 	e.postD = simplifyAll(pr.simp, subD.ApplyAll(e.dst.Transfer))
 	e.condD0 = e.condD
 	e.disjoint, e.disjointCond = map[disjointFact]bool{}, map[disjointFact]bool{}
+	e.canon, e.canonCond, e.canonHas = nil, nil, nil
+	e.canonReps, e.canonVals, e.canonSamples = nil, nil, nil
 	samples := pr.newAddrSamples(from, e.DstTo)
 	if e.Infeasible {
 		pr.split(e, samples, true)
@@ -457,6 +463,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 	e.condS = pr.simp.Simplify(subS.Apply(e.src.Cond))
 	e.faultS = pr.simp.Simplify(subS.Apply(e.src.Fault))
 	e.postS = simplifyAll(pr.simp, subS.ApplyAll(e.src.Transfer))
+	pr.applyPins(e)
 	// Stack splitting first, then canonical addresses (which turn the
 	// stack facts' addresses canonical too), then splitting again, now
 	// also guided by the node's states: disjointness between different

@@ -9,7 +9,9 @@
  * variants of each; expected.txt the verdicts the engine must reach. sum
  * (a reduction, vectorized and unrolled) and rec4 (a recurrence at
  * distance 4: -O3 keeps the last vector it stored in a register) are
- * after TSVC sum1d and s1221. */
+ * after TSVC sum1d and s1221; ahead (a store one element ahead, over
+ * N - 1 elements: -O3 ends with a scalar tail at constant addresses) after
+ * s3251. */
 #define N 1024
 
 int A[N], B[N], C[N];
@@ -76,4 +78,12 @@ void rec4(void)
 {
 	for (int i = 4; i < N; i++)
 		B[i] = B[i - 4] + A[i];
+}
+
+void ahead(void)
+{
+	for (int i = 0; i < N - 1; i++) {
+		A[i + 1] = B[i] + C[i];
+		B[i] = C[i] * A[i];
+	}
 }

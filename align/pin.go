@@ -1,0 +1,215 @@
+package align
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"eqc/ir"
+	"eqc/prove"
+)
+
+// Pinned variables. On an edge that leaves a loop, the loop's counters
+// have one value in every state that takes it: the bound. A vectorized
+// loop's last iteration and its scalar tail then address memory at
+// constants (the tail's a + 0x1f3f4), while the source's iterations
+// address it through the counter (a + 4·sext(i) + 4) under a cascade of
+// "i + k < bound" conditions, and the solver must find the counter's value
+// before any of it folds: s3251's exit query ran for more than 5 minutes.
+//
+// So: the runs propose, for each fresh variable of the from-node that
+// varies there, the constant (or global plus constant) it held whenever
+// the edge was taken; the solver keeps the proposals that follow from the
+// node's invariants and the target's own path condition (after Houdini,
+// in discharge); the edge is rebuilt with the kept variables replaced by
+// their terms. Each equality is also a fact of the path-condition group,
+// so it is proved again with the edge's other facts, and with it the
+// rebuilt terms equal the originals in every state that takes the edge.
+// The invariants of the to-node are checked along a rebuilt edge even
+// when Houdini already did, because Houdini saw the edge before.
+
+// pin is one proposed or kept replacement.
+type pin struct {
+	v, t ir.Term // the node's variable and its term
+}
+
+// proposePins returns the pins the states that took e propose. Only
+// variables the path conditions mention, or that an invariant equality
+// ties to one of those, are proposed: the others (an accumulator's last
+// value) only cost queries.
+func (pr *Product) proposePins(e *PEdge) []pin {
+	b := pr.p.B
+	from := pr.Nodes[e.From]
+	taken := pr.edgeSamples[edgeKey{from.Key, e.DstTo}]
+	if len(taken) == 0 || e.Infeasible {
+		return nil
+	}
+	inCond := map[ir.Term]bool{}
+	for _, t := range b.PostOrder(e.condD0, e.condS) {
+		if _, own := from.varComp[t]; own {
+			inCond[t] = true
+		}
+	}
+	for _, inv := range from.Invariants {
+		vs := varsOf(b, inv, from.varComp)
+		tied := false
+		for _, v := range vs {
+			tied = tied || inCond[v]
+		}
+		if tied && b.Op(inv) == ir.OpEq {
+			for _, v := range vs {
+				inCond[v] = true
+			}
+		}
+	}
+	var out []pin
+	for _, c := range from.comps {
+		if !c.fresh || c.dead || !inCond[c.term] {
+			continue
+		}
+		so := b.Sort(c.term)
+		if so.Kind != ir.KindBV || so.Width > 64 || (c.state < 0 && c.slot.size > 8) {
+			continue
+		}
+		if t, ok := pr.pinnedTerm(from, c, taken); ok {
+			out = append(out, pin{c.term, t})
+		}
+	}
+	return out
+}
+
+// varsOf lists the node variables t mentions.
+func varsOf(b *ir.Builder, t ir.Term, vars map[ir.Term]comp) []ir.Term {
+	var out []ir.Term
+	for _, u := range b.PostOrder(t) {
+		if _, ok := vars[u]; ok {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// pinnedTerm returns the global-plus-constant or constant term comp c of
+// node n equals on every state in taken, if there is one and c is not
+// that term on all of n's states.
+func (pr *Product) pinnedTerm(n *PNode, c comp, taken []sample) (ir.Term, bool) {
+	b := pr.p.B
+	w := b.Sort(c.term).Width
+	mask := ^uint64(0)
+	if w < 64 {
+		mask = 1<<w - 1
+	}
+	// A 64-bit value inside a global (or just past its end) is a pointer
+	// into it: G + c before a constant, which one run cannot tell apart.
+	var bases []ir.Term
+	if w == 64 {
+		v := pr.compValue(taken[0], c).BV().Uint64()
+		for _, g := range pr.p.globalVars() {
+			if size := pr.p.globalSize(pr.p.B.VarName(g)); size > 0 && v-pr.entryValue(taken[0], g) <= size {
+				bases = append(bases, g)
+			}
+		}
+	}
+	bases = append(bases, ir.NoTerm)
+	offset := func(sm sample, g ir.Term) uint64 {
+		v := pr.compValue(sm, c).BV().Uint64()
+		if g != ir.NoTerm {
+			v -= pr.entryValue(sm, g)
+		}
+		return v & mask
+	}
+	for _, g := range bases {
+		d := offset(taken[0], g)
+		same, varies := true, false
+		for _, sm := range taken[1:] {
+			same = same && offset(sm, g) == d
+		}
+		for _, sm := range n.samples {
+			varies = varies || offset(sm, g) != d
+		}
+		if !same || !varies {
+			continue
+		}
+		if g == ir.NoTerm {
+			return b.Const(w, d), true
+		}
+		return pr.simp.Simplify(b.Add(g, b.Const(64, d))), true
+	}
+	return ir.NoTerm, false
+}
+
+// applyPins replaces e's pinned variables in its terms and records the
+// equalities among the path-condition facts.
+func (pr *Product) applyPins(e *PEdge) {
+	b := pr.p.B
+	if len(e.pins) == 0 {
+		return
+	}
+	for _, p := range e.pins {
+		e.canonCond = append(e.canonCond, b.Eq(p.v, p.t))
+	}
+	apply := func(t ir.Term) ir.Term { return pr.pinned(e, t) }
+	e.condD, e.faultD = apply(e.condD), apply(e.faultD)
+	e.condS, e.faultS = apply(e.condS), apply(e.faultS)
+	for i := range e.postD {
+		e.postD[i] = apply(e.postD[i])
+	}
+	for i := range e.postS {
+		e.postS[i] = apply(e.postS[i])
+	}
+}
+
+// pinned is t with e's pinned variables replaced.
+func (pr *Product) pinned(e *PEdge, t ir.Term) ir.Term {
+	if len(e.pins) == 0 {
+		return t
+	}
+	m := map[ir.Term]ir.Term{}
+	for _, p := range e.pins {
+		m[p.v] = p.t
+	}
+	return pr.simp.Simplify(ir.NewSubstituter(pr.p.B, m).Apply(t))
+}
+
+// settlePins asks the solver which of e's proposed pins follow from the
+// from-node's invariants and the target's path condition, and rebuilds e
+// with them. It returns the queries it made and whether e was rebuilt.
+func (pr *Product) settlePins(ctx context.Context, s prove.Solver, pre ir.Term, e *PEdge) (int, bool) {
+	b := pr.p.B
+	cands := pr.proposePins(e)
+	if len(cands) == 0 {
+		return 0, false
+	}
+	inv := b.And(pr.Nodes[e.From].Invariants...)
+	queries := 0
+	holds := func(ps []pin) bool {
+		eqs := make([]ir.Term, len(ps))
+		for i, p := range ps {
+			eqs[i] = b.Eq(p.v, p.t)
+		}
+		t0 := time.Now()
+		r := s.Check(ctx, prove.Query{B: b, Assertions: []ir.Term{pre, inv, e.condD0, b.Not(b.And(eqs...))}})
+		queries++
+		if debug {
+			fmt.Fprintf(os.Stderr, "eqc: pins n%d→n%d, %d variables: %v in %v\n", e.From, e.To, len(ps), r.Status, time.Since(t0))
+		}
+		return r.Status == prove.Unsat
+	}
+	var kept []pin
+	if holds(cands) {
+		kept = cands
+	} else if len(cands) > 1 {
+		for _, p := range cands {
+			if holds([]pin{p}) {
+				kept = append(kept, p)
+			}
+		}
+	}
+	if len(kept) == 0 {
+		return queries, false
+	}
+	e.pins = kept
+	pr.buildEdge(e)
+	return queries, true
+}

@@ -1,0 +1,182 @@
+package align
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"eqc/bench"
+	"eqc/prove"
+)
+
+// TestTSVCMutants checks the mutants of testdata/tsvc/mutants.txt: each
+// TSVC kernel at -O0 against a mutant of it at -O3, with both compilers,
+// the globals' definitions (globals.c) as context as in a sweep. No
+// mutant may come out equivalent; each must be not-equivalent with a
+// confirmed input unless its line says unknown (then either will do).
+func TestTSVCMutants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and checks 56 kernel mutants: a minute")
+	}
+	ctx := context.Background()
+	suite, err := bench.Builtin("tsvc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := suite.Prepare(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	var fixed bench.Variant
+	for _, v := range suite.Variants {
+		if v.Name == "fixed" {
+			fixed = v
+		}
+	}
+	if fixed.Name == "" {
+		t.Fatalf("suite tsvc has no fixed variant: %+v", suite.Variants)
+	}
+	mutDir := t.TempDir()
+	mutants := readTSVCMutants(t, "testdata/tsvc/mutants.txt", suite.Dir, mutDir)
+
+	// Compile: the kernels at -O0, the mutants at -O3, globals.c at -O0.
+	type build struct{ cc, src, lvl string }
+	var builds []build
+	for _, cc := range compilers {
+		builds = append(builds, build{cc, filepath.Join(suite.Dir, "globals.c"), "O0"})
+		for _, m := range mutants {
+			builds = append(builds, build{cc, filepath.Join(suite.Dir, m.fn+".c"), "O0"}, build{cc, filepath.Join(mutDir, "mutant_"+m.name+".c"), "O3"})
+		}
+	}
+	out := t.TempDir()
+	objs := map[build]string{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan bool, 4)
+	for _, bd := range builds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- true
+			defer func() { <-sem }()
+			cc, err := bench.LookupCompiler(ctx, bd.cc)
+			if err != nil {
+				t.Errorf("%v (run `make deps`)", err)
+				return
+			}
+			opt, err := bench.ParseOpt(bd.lvl, nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			o, err := bench.Compile(ctx, cc, opt, fixed, bd.src, filepath.Join(out, bd.cc, bd.lvl), append([]string{"-I", suite.Dir}, suite.CFlags...)...)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				t.Errorf("%s %s %s: %v", bd.cc, bd.lvl, bd.src, err)
+				return
+			}
+			objs[bd] = o.Path
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+
+	// Check, two at a time (each solver call is one thread).
+	sem = make(chan bool, 2)
+	for _, cc := range compilers {
+		for _, m := range mutants {
+			key := cc + " " + m.fn + " O0 -> mutant_" + m.name + ".c O3"
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- true
+				defer func() { <-sem }()
+				ps, _, err := prove.New(prove.Options{CacheSize: 64})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer ps.Close()
+				req := Request{
+					SrcPath: objs[build{cc, filepath.Join(suite.Dir, m.fn+".c"), "O0"}], SrcFunc: m.fn,
+					DstPath: objs[build{cc, filepath.Join(mutDir, "mutant_"+m.name+".c"), "O3"}], DstFunc: m.fn,
+					UB: "none", Timeout: 30 * time.Second,
+					Context: []string{objs[build{cc, filepath.Join(suite.Dir, "globals.c"), "O0"}]},
+				}
+				res, err := Check(ctx, req, ps)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					t.Errorf("%s: %v", key, err)
+					return
+				}
+				t.Logf("%s: %s (%s) %.1fs, %d test vectors, observed %q", key, res.Verdict, res.Reason, res.WallS, res.TestVectors, res.Observed)
+				switch {
+				case res.Verdict == Equivalent:
+					t.Errorf("UNSOUND: %s is a mutant but was proved equivalent", key)
+				case m.expected == Unknown && res.Verdict == NotEquivalent:
+					// Confirmed after all: the machine was fast enough.
+				case res.Verdict != m.expected:
+					t.Errorf("%s: %s (%s), want %s", key, res.Verdict, res.Reason, m.expected)
+				case res.Verdict == NotEquivalent && len(res.Observed) == 0:
+					t.Errorf("%s: not-equivalent without the observed differences", key)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+}
+
+// readTSVCMutants parses the mutants file and writes each mutant as
+// dir/mutant_NAME.c, from the kernel file in suiteDir.
+func readTSVCMutants(t *testing.T, path, suiteDir, dir string) []loopMutant {
+	t.Helper()
+	spec, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []loopMutant
+	seen := map[string]bool{}
+	for i, line := range strings.Split(string(spec), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 4 && len(f) != 5 {
+			t.Fatalf("%s:%d: want NAME<tab>KERNEL<tab>TEXT<tab>REPLACEMENT[<tab>EXPECTED]: %q", path, i+1, line)
+		}
+		m := loopMutant{name: f[0], fn: f[1], from: f[2], to: f[3], expected: NotEquivalent}
+		if len(f) == 5 {
+			m.expected = f[4]
+		}
+		if seen[m.name] || (m.expected != NotEquivalent && m.expected != Unknown) {
+			t.Fatalf("%s:%d: name %q used twice or expected verdict %q not %s or %s", path, i+1, m.name, m.expected, NotEquivalent, Unknown)
+		}
+		seen[m.name] = true
+		data, err := os.ReadFile(filepath.Join(suiteDir, m.fn+".c"))
+		if err != nil {
+			t.Fatalf("%s:%d: %v", path, i+1, err)
+		}
+		src := string(data)
+		// The kernel's definition: from "int KERNEL KERNEL_PARAMS" to the
+		// closing brace, so that the comment above it does not count.
+		lo := strings.Index(src, "int "+m.fn+" KERNEL_PARAMS")
+		hi := -1
+		if lo >= 0 {
+			hi = strings.Index(src[lo:], "\n}\n")
+		}
+		if hi < 0 || strings.Count(src[lo:lo+hi], m.from) != 1 {
+			t.Fatalf("%s:%d: %q must occur once in the definition of %s in %s.c", path, i+1, m.from, m.fn, m.fn)
+		}
+		at := lo + strings.Index(src[lo:lo+hi], m.from)
+		writeMutant(t, dir, m.name, src[:at]+m.to+src[at+len(m.from):])
+		out = append(out, m)
+	}
+	return out
+}
