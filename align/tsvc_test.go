@@ -2,6 +2,7 @@ package align
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"eqc/bench"
-	"eqc/prove"
 )
 
 // TestTSVCMutants checks the mutants of testdata/tsvc/mutants.txt: each
@@ -97,36 +97,12 @@ func TestTSVCMutants(t *testing.T) {
 				defer wg.Done()
 				sem <- true
 				defer func() { <-sem }()
-				ps, _, err := prove.New(prove.Options{CacheSize: 64})
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				defer ps.Close()
-				req := Request{
+				checkMutant(t, &mu, key, m, Request{
 					SrcPath: objs[build{cc, filepath.Join(suite.Dir, m.fn+".c"), "O0"}], SrcFunc: m.fn,
 					DstPath: objs[build{cc, filepath.Join(mutDir, "mutant_"+m.name+".c"), "O3"}], DstFunc: m.fn,
 					UB: "none", Timeout: 30 * time.Second,
 					Context: []string{objs[build{cc, filepath.Join(suite.Dir, "globals.c"), "O0"}]},
-				}
-				res, err := Check(ctx, req, ps)
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					t.Errorf("%s: %v", key, err)
-					return
-				}
-				t.Logf("%s: %s (%s) %.1fs, %d test vectors, observed %q", key, res.Verdict, res.Reason, res.WallS, res.TestVectors, res.Observed)
-				switch {
-				case res.Verdict == Equivalent:
-					t.Errorf("UNSOUND: %s is a mutant but was proved equivalent", key)
-				case m.expected == Unknown && res.Verdict == NotEquivalent:
-					// Confirmed after all: the machine was fast enough.
-				case res.Verdict != m.expected:
-					t.Errorf("%s: %s (%s), want %s", key, res.Verdict, res.Reason, m.expected)
-				case res.Verdict == NotEquivalent && len(res.Observed) == 0:
-					t.Errorf("%s: not-equivalent without the observed differences", key)
-				}
+				})
 			}()
 		}
 	}
@@ -147,18 +123,7 @@ func readTSVCMutants(t *testing.T, path, suiteDir, dir string) []loopMutant {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		f := strings.Split(line, "\t")
-		if len(f) != 4 && len(f) != 5 {
-			t.Fatalf("%s:%d: want NAME<tab>KERNEL<tab>TEXT<tab>REPLACEMENT[<tab>EXPECTED]: %q", path, i+1, line)
-		}
-		m := loopMutant{name: f[0], fn: f[1], from: f[2], to: f[3], expected: NotEquivalent}
-		if len(f) == 5 {
-			m.expected = f[4]
-		}
-		if seen[m.name] || (m.expected != NotEquivalent && m.expected != Unknown) {
-			t.Fatalf("%s:%d: name %q used twice or expected verdict %q not %s or %s", path, i+1, m.name, m.expected, NotEquivalent, Unknown)
-		}
-		seen[m.name] = true
+		m := parseMutant(t, fmt.Sprintf("%s:%d", path, i+1), strings.Split(line, "\t"), seen)
 		data, err := os.ReadFile(filepath.Join(suiteDir, m.fn+".c"))
 		if err != nil {
 			t.Fatalf("%s:%d: %v", path, i+1, err)
