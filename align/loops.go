@@ -473,10 +473,7 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 	// the pinned variables replaced like the edge's terms.
 	inv = pr.pinned(e, inv)
 	if e.Infeasible {
-		if !check(where+": target edge impossible", inv, e.condD) {
-			return false
-		}
-		return true
+		return check(where+": target edge impossible", inv, e.condD)
 	}
 	if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", append([]ir.Term{inv, e.condD, e.condS}, append(e.condFacts, b.Not(b.And(e.facts...)))...)...) {
 		return false
@@ -499,10 +496,7 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 		if dg.Nodes[to.Key.dst].Kind == ir.NodeHalt {
 			return true // both end abnormally
 		}
-		if !pr.exitObligations(e, live, check) {
-			return false
-		}
-		return true
+		return pr.exitObligations(e, live, check)
 	}
 	var defs []ir.Term
 	for _, c := range to.comps {
@@ -524,10 +518,7 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 	}
 	ms := pr.simp.Simplify(b.Select(e.postS[x86.StateMem], a, 1))
 	md := pr.simp.Simplify(b.Select(e.postD[x86.StateMem], a, 1))
-	if !check(where+": memories agree outside the stack slots", append(append(live, outside...), b.Not(b.Eq(ms, md)))...) {
-		return false
-	}
-	return true
+	return check(where+": memories agree outside the stack slots", append(append(live, outside...), b.Not(b.Eq(ms, md)))...)
 }
 
 // exitObligations checks the observables at the return along e.
