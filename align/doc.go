@@ -59,8 +59,9 @@
 //     is rebuilt with those variables pinned to that value once the solver
 //     shows the value follows from the invariants and the target's path
 //     condition (pin.go): the last iteration and a scalar tail then meet
-//     at constant addresses. A pinned edge that fails an obligation is
-//     checked again as first built.
+//     at constant addresses. A pinned edge that fails an obligation, or
+//     whose obligations take more than a minute, is checked again as
+//     first built.
 //     Co-executions vary the
 //     arguments (unit strides, values just below the target's largest
 //     compared constant, garbage above narrow parameters and in registers
