@@ -1,7 +1,6 @@
 package align
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +21,6 @@ func TestTSVCMutants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and checks 56 kernel mutants: a minute")
 	}
-	ctx := context.Background()
 	suite, err := bench.Builtin("tsvc")
 	if err != nil {
 		t.Fatal(err)
@@ -43,52 +41,19 @@ func TestTSVCMutants(t *testing.T) {
 	mutants := readTSVCMutants(t, "testdata/tsvc/mutants.txt", suite.Dir, mutDir)
 
 	// Compile: the kernels at -O0, the mutants at -O3, globals.c at -O0.
-	type build struct{ cc, src, lvl string }
-	var builds []build
+	var builds []testBuild
 	for _, cc := range compilers {
-		builds = append(builds, build{cc, filepath.Join(suite.Dir, "globals.c"), "O0"})
+		builds = append(builds, testBuild{cc, filepath.Join(suite.Dir, "globals.c"), "O0"})
 		for _, m := range mutants {
-			builds = append(builds, build{cc, filepath.Join(suite.Dir, m.fn+".c"), "O0"}, build{cc, filepath.Join(mutDir, "mutant_"+m.name+".c"), "O3"})
+			builds = append(builds, testBuild{cc, filepath.Join(suite.Dir, m.fn+".c"), "O0"}, testBuild{cc, filepath.Join(mutDir, "mutant_"+m.name+".c"), "O3"})
 		}
 	}
-	out := t.TempDir()
-	objs := map[build]string{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan bool, 4)
-	for _, bd := range builds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- true
-			defer func() { <-sem }()
-			cc, err := bench.LookupCompiler(ctx, bd.cc)
-			if err != nil {
-				t.Errorf("%v (run `make deps`)", err)
-				return
-			}
-			opt, err := bench.ParseOpt(bd.lvl, nil)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			o, err := bench.Compile(ctx, cc, opt, fixed, bd.src, filepath.Join(out, bd.cc, bd.lvl), append([]string{"-I", suite.Dir}, suite.CFlags...)...)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				t.Errorf("%s %s %s: %v", bd.cc, bd.lvl, bd.src, err)
-				return
-			}
-			objs[bd] = o.Path
-		}()
-	}
-	wg.Wait()
-	if t.Failed() {
-		return
-	}
+	objs := compileBuilds(t, builds, fixed, append([]string{"-I", suite.Dir}, suite.CFlags...)...)
 
 	// Check, two at a time (each solver call is one thread).
-	sem = make(chan bool, 2)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan bool, 2)
 	for _, cc := range compilers {
 		for _, m := range mutants {
 			key := cc + " " + m.fn + " O0 -> mutant_" + m.name + ".c O3"
@@ -98,10 +63,10 @@ func TestTSVCMutants(t *testing.T) {
 				sem <- true
 				defer func() { <-sem }()
 				checkMutant(t, &mu, key, m, Request{
-					SrcPath: objs[build{cc, filepath.Join(suite.Dir, m.fn+".c"), "O0"}], SrcFunc: m.fn,
-					DstPath: objs[build{cc, filepath.Join(mutDir, "mutant_"+m.name+".c"), "O3"}], DstFunc: m.fn,
+					SrcPath: objs[testBuild{cc, filepath.Join(suite.Dir, m.fn+".c"), "O0"}], SrcFunc: m.fn,
+					DstPath: objs[testBuild{cc, filepath.Join(mutDir, "mutant_"+m.name+".c"), "O3"}], DstFunc: m.fn,
 					UB: "none", Timeout: 30 * time.Second,
-					Context: []string{objs[build{cc, filepath.Join(suite.Dir, "globals.c"), "O0"}]},
+					Context: []string{objs[testBuild{cc, filepath.Join(suite.Dir, "globals.c"), "O0"}]},
 				})
 			}()
 		}
