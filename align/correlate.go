@@ -202,12 +202,20 @@ func (p *Pair) candidates(cr *coRun, si, d int, specs map[edgeKey]srcSpec) []src
 		known[ek.from] = true
 		known[nodeKey{sp.to, ek.dstTo}] = true
 	}
+	// The expected number of arrivals: the trip-count ratio for a step
+	// around a loop; for a step out of one, what a pass around it was paired
+	// with, since a bottom-tested vector loop leaves after its last full
+	// pass (gcc's dsum: four source iterations, then the scalar tail).
+	expect := tripRatio(cr, S[si].node, D[d-1].node, D[d].node)
+	if loop, ok := specs[edgeKey{nodeKey{S[si].node, D[d-1].node}, D[d-1].node}]; ok && expect == 0 && D[d-1].node != D[d].node {
+		expect = loop.arrivals
+	}
 	rank := func(sp srcSpec) int {
 		r := 0
 		if !known[nodeKey{sp.to, D[d].node}] {
 			r += 4
 		}
-		if sp.arrivals != tripRatio(cr, sp.to, D[d-1].node, D[d].node) {
+		if sp.arrivals != expect {
 			r += 2
 		}
 		if !pow2(sp.arrivals) {

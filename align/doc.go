@@ -37,8 +37,11 @@
 //     own variables, definitions over the entry state for components the
 //     runs show fixed, and one shared memory overlaid with each side's
 //     stack slots (product.go, liveness.go); candidates learned from the
-//     aligned states (learn.Learn, plus searches the affine learner cannot
-//     do: a register mirroring memory at G + p + c, mirror.go, and a
+//     aligned states (learn.Learn, over the node's variables, the entry's,
+//     the low halves of int arguments and the values the entry path
+//     computed into registers the loop keeps, such as a vector loop's trip
+//     count (n − 1) >> 2, entryterms.go; plus searches the affine learner
+//     cannot do: a register mirroring memory at G + p + c, mirror.go, and a
 //     pointer G + c·ext(x) + d, based.go) go through Houdini
 //     (prove.Houdini). Before any query,
 //     each edge's terms are rewritten so that the solver sees few store

@@ -112,7 +112,8 @@ func (p *Pair) globalSize(name string) uint64 {
 // globalAlign is the alignment the two files' DWARF guarantee for the
 // global whose address variable is name, and why: an alignment attribute
 // on its declaration, or the SysV psABI rule (§3.1.2) that a global array
-// of 16 bytes or more is 16-byte aligned. 0 when neither says anything.
+// of 16 bytes or more is 16-byte aligned, or else what the symbol tables
+// guarantee (DataSymbol.Align). 0 or 1 when none says anything.
 func (p *Pair) globalAlign(name string) (int64, string) {
 	sym, ok := strings.CutPrefix(name, "&")
 	if !ok || strings.HasPrefix(sym, "str:") {
@@ -131,6 +132,23 @@ func (p *Pair) globalAlign(name string) (int64, string) {
 		if g.Type.Kind == x86.KindArray && g.Type.Size >= 16 && al < 16 {
 			al, why = 16, "the SysV ABI aligns global arrays of 16 bytes or more"
 		}
+	}
+	// The symbol tables: a constant-pool label has no DWARF, but its
+	// section's alignment holds in every link. The files that define the
+	// symbol must all promise it.
+	var sec int64
+	where := ""
+	for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
+		d, ok := f.DataSymbol(sym)
+		if !ok {
+			continue
+		}
+		if where == "" || int64(d.Align) < sec {
+			sec, where = int64(d.Align), f.Path
+		}
+	}
+	if sec > al {
+		al, why = sec, "its section's alignment and offset in "+where
 	}
 	return al, why
 }

@@ -152,6 +152,10 @@ func (pr *Product) entryValue(sm sample, t ir.Term) uint64 {
 	if i := pr.p.Src.TFG.StateIndexOf(t); i >= 0 {
 		return sm.cr.entry[i].BV().Uint64()
 	}
+	if b := pr.p.B; b.Op(t) == ir.OpExtract {
+		hi, lo := b.Params(t)
+		return pr.entryValue(sm, b.Arg(t, 0)) >> lo & (1<<(hi-lo+1) - 1)
+	}
 	v, _ := sm.cr.env.VarValue(pr.p.B, t)
 	return v.BV().Uint64()
 }
@@ -187,10 +191,19 @@ func (pr *Product) entryTerms() []ir.Term {
 func (pr *Product) learnedEntryTerms() []ir.Term {
 	p := pr.p
 	out := []ir.Term{pr.rsp0}
-	_, nparams := p.narrowArgs()
+	narrow, nparams := p.narrowArgs()
 	for i, r := range x86.CalleeArgRegs {
 		if i < nparams {
 			out = append(out, p.srcVar(x86.StateGPR0+r))
+		}
+	}
+	// A narrow (int) argument's own bits as well: the register's upper
+	// half is garbage, so the -O0 frame's copy (int n spilled from edi)
+	// equals only its low half, which as a column of its own the kernel
+	// finds from any number of rows.
+	for i, r := range x86.CalleeArgRegs {
+		if i < nparams && narrow[i] {
+			out = append(out, pr.simp.Simplify(p.B.Extract(p.srcVar(x86.StateGPR0+r), 31, 0)))
 		}
 	}
 	return append(out, p.globalVars()...)
@@ -350,8 +363,30 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 	var value []func(sample) uint64
 	for _, e := range pr.learnedEntryTerms() {
 		e := e
-		vars = append(vars, learn.Var{Name: b.VarName(e), Term: e})
+		vars = append(vars, learn.Var{Name: b.Short(e), Term: e})
 		value = append(value, func(sm sample) uint64 { return pr.entryValue(sm, e) })
+	}
+	// Values the entry path computed (entryterms.go), where every sample
+	// evaluates them.
+	for _, t := range pr.entryPathTerms(n) {
+		vals := make(map[*coRun]uint64)
+		ok := true
+		for _, sm := range samples {
+			if _, done := vals[sm.cr]; done {
+				continue
+			}
+			v, err := ir.NewEvaluator(b, &sampleEnv{pr: pr, n: n, sm: sm}).Eval(t)
+			if err != nil {
+				ok = false
+				break
+			}
+			vals[sm.cr] = v.BV().Uint64()
+		}
+		if !ok {
+			continue
+		}
+		vars = append(vars, learn.Var{Name: b.Short(t), Term: t})
+		value = append(value, func(sm sample) uint64 { return vals[sm.cr] })
 	}
 	// Scalar globals as they are in the node's shared memory (a loop may
 	// keep one in a register: s000's val, broadcast into xmm1).

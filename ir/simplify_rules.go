@@ -58,6 +58,7 @@ var ruleSet = map[Op][]Rule{
 		{"ite-same", iteSame},              // ite(c, x, x) → x
 		{"ite-bool", iteBool},              // ite(c, true, false) → c; ite(c, false, true) → ¬c
 		{"ite-not", iteNot},                // ite(¬c, x, y) → ite(c, y, x)
+		{"ite-add", iteAdd},                // ite(c, x, x+y) → x + ite(c, 0, y); ite(c, x+y, x) → x + ite(c, y, 0)
 	},
 
 	OpAdd: {
@@ -110,6 +111,7 @@ var ruleSet = map[Op][]Rule{
 		{"x&~0", rightIs(BV.IsOnes, returnArg0)},
 		{"x&x", sameArgs(returnArg0)},
 		{"x&~x", bvComplementary(returnZero)},
+		{"x&mask", andMask}, // x & ite(c, ~0, 0) → ite(c, x, 0), and the reverse
 		{"(x&c1)&c2", reassocConst},
 		{"commute", commute},
 	},
@@ -178,6 +180,7 @@ var ruleSet = map[Op][]Rule{
 		{"of-zext", extractOfZeroExt},    // inside x → x[h:l]; inside the zeros → 0
 		{"of-sext", extractOfSignExt},    // inside x → x[h:l]
 		{"of-select", extractOfSelect},   // whole bytes of a read → a narrower read
+		{"of-bitwise", extractOfBitwise}, // (x op y)[h:l] → x[h:l] op y[h:l] when a side is a concat or constant
 	},
 	OpZeroExt: {
 		{"fold", fold},
@@ -566,6 +569,66 @@ func iteNot(s *Simplifier, t Term) Term {
 	return NoTerm
 }
 
+// iteAdd pulls the common addend out of a conditional increment:
+// ite(c, x, x+y) → x + ite(c, 0, y) and ite(c, x+y, x) → x + ite(c, y, 0).
+// A reduction with a branch in its body (s += a[i] when a[i] > 0) becomes a
+// sum of guarded terms, which the solver's sum normalization lines up with
+// the masked lanes of its vectorized form; as a chain of ites over partial
+// sums it is an adder-equivalence problem that bit-blasting does not solve
+// in minutes.
+func iteAdd(s *Simplifier, t Term) Term {
+	a := s.b.Args(t)
+	c, x, y := a[0], a[1], a[2]
+	if s.b.Sort(x).Kind != KindBV {
+		return NoTerm
+	}
+	zero := s.constTerm(ZeroBV(s.b.Width(x)))
+	if r, ok := s.otherAddend(y, x); ok {
+		return s.raw(OpAdd, 0, 0, x, s.mk(OpIte, 0, 0, c, zero, r))
+	}
+	if r, ok := s.otherAddend(x, y); ok {
+		return s.raw(OpAdd, 0, 0, y, s.mk(OpIte, 0, 0, c, r, zero))
+	}
+	return NoTerm
+}
+
+// otherAddend returns r when sum is x + r or r + x.
+func (s *Simplifier) otherAddend(sum, x Term) (Term, bool) {
+	if s.b.Op(sum) != OpAdd {
+		return NoTerm, false
+	}
+	p, q := s.args2(sum)
+	switch x {
+	case p:
+		return q, true
+	case q:
+		return p, true
+	}
+	return NoTerm, false
+}
+
+// andMask turns a bitwise and with an all-or-nothing mask (what pcmpgt and
+// its kin compute per lane) into a choice: x & ite(c, ~0, 0) → ite(c, x, 0)
+// and x & ite(c, 0, ~0) → ite(c, 0, x), with the mask on either side.
+func andMask(s *Simplifier, t Term) Term {
+	x, y := s.args2(t)
+	for _, p := range [2][2]Term{{x, y}, {y, x}} {
+		v, m := p[0], p[1]
+		if s.b.Op(m) != OpIte {
+			continue
+		}
+		c, m1, m2 := s.b.Arg(m, 0), s.b.Arg(m, 1), s.b.Arg(m, 2)
+		zero := s.constTerm(ZeroBV(s.b.Width(t)))
+		switch {
+		case s.constIs(m1, BV.IsOnes) && s.constIs(m2, BV.IsZero):
+			return s.raw(OpIte, 0, 0, c, v, zero)
+		case s.constIs(m1, BV.IsZero) && s.constIs(m2, BV.IsOnes):
+			return s.raw(OpIte, 0, 0, c, zero, v)
+		}
+	}
+	return NoTerm
+}
+
 // Arithmetic and bitwise rules.
 
 func subConst(s *Simplifier, t Term) Term {
@@ -703,6 +766,24 @@ func extractOfConcat(s *Simplifier, t Term) Term {
 		return s.raw(OpExtract, hi-wl, lo-wl, hiPart)
 	}
 	return NoTerm
+}
+
+// extractOfBitwise distributes an extract over and, or and xor when one
+// side is a concat or a constant, so a lane of a vector operation becomes
+// the operation on the lanes (the other rules then narrow each side).
+func extractOfBitwise(s *Simplifier, t Term) Term {
+	x := s.b.Arg(t, 0)
+	op := s.b.Op(x)
+	if op != OpBVAnd && op != OpBVOr && op != OpBVXor {
+		return NoTerm
+	}
+	p, q := s.args2(x)
+	narrows := func(u Term) bool { o := s.b.Op(u); return o == OpConcat || o == OpConst }
+	if !narrows(p) && !narrows(q) {
+		return NoTerm
+	}
+	hi, lo := s.b.Params(t)
+	return s.raw(op, 0, 0, s.mk(OpExtract, hi, lo, p), s.mk(OpExtract, hi, lo, q))
 }
 
 func extractOfZeroExt(s *Simplifier, t Term) Term {

@@ -60,14 +60,15 @@ func dagSize(b *ir.Builder, t ir.Term) int { return len(b.PostOrder(t)) }
 // rules shrink terms or keep their size; the exceptions add a constant
 // number of nodes per occurrence of some op: x − c becomes x + (−c) and
 // x + c1 = c2 becomes x = c2 − c1 (a new constant each, when the old one is
-// shared), an extract of a select becomes a narrower select at a + k (an
+// shared), ite(c, x, x + y) becomes x + ite(c, 0, y) (a new zero), an
+// extract of a select becomes a narrower select at a + k (an
 // address and its constant), and a read split around a partial overlap
 // becomes at most three pieces with addresses and a concat.
 func growthBudget(b *ir.Builder, t ir.Term) int {
 	n := 2
 	for _, u := range b.PostOrder(t) {
 		switch b.Op(u) {
-		case ir.OpSub, ir.OpEq:
+		case ir.OpSub, ir.OpEq, ir.OpIte:
 			n++
 		case ir.OpExtract:
 			n += 2
@@ -354,6 +355,16 @@ func TestSimplifyRuleExamples(t *testing.T) {
 		{b.Rotl(x8, c(8, 16)), x8},
 		{b.Add(c(128, 5), b.ConstBV(ir.OnesBV(128))), c(128, 4)},
 		{b.Add(y8, x8), b.Add(x8, y8)}, // commute by term id
+		// A conditional increment is an increment by a choice.
+		{b.Ite(p, x8, b.Add(x8, y8)), b.Add(x8, b.Ite(p, c(8, 0), y8))},
+		{b.Ite(p, b.Add(y8, x8), x8), b.Add(x8, b.Ite(p, y8, c(8, 0)))},
+		// A lane mask is a choice.
+		{b.BVAnd(x8, b.Ite(p, c(8, 0xff), c(8, 0))), b.Ite(p, x8, c(8, 0))},
+		{b.BVAnd(b.Ite(p, c(8, 0), c(8, 0xff)), y8), b.Ite(p, c(8, 0), y8)},
+		{b.BVAnd(x8, b.Ite(p, c(8, 0x0f), c(8, 0))), b.BVAnd(x8, b.Ite(p, c(8, 0x0f), c(8, 0)))},
+		// A lane of a bitwise op over lanes is the op on the lane.
+		{b.Extract(b.BVAnd(x128, b.Concat(b.ZeroExt(x8, 56), b.Concat(b.ZeroExt(y8, 48), b.Const(8, 1)))), 71, 64), b.BVAnd(b.Extract(x128, 71, 64), x8)},
+		{b.Extract(b.BVXor(x128, c(128, 0xf0)), 7, 4), b.BVNot(b.Extract(x128, 7, 4))},
 	}
 	mk := func(op ir.Op, p0 uint32, args ...ir.Term) ir.Term {
 		t, err := b.Make(op, args, p0, 0)

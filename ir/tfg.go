@@ -362,14 +362,15 @@ func (g *TFG) Par(e1, e2 *Edge) *Edge {
 		panic(fmt.Sprintf("ir: parallel composition of %d->%d and %d->%d", e1.From, e1.To, e2.From, e2.To))
 	}
 	c1, c2 := e1.Cond, e2.Cond
+	shared, own1, own2 := g.splitShared(c1, c2)
 	e := &Edge{From: e1.From, To: e1.To, ID: -1,
-		Cond:  g.or2(c1, c2),
-		Fault: g.ite(c1, e1.Fault, e2.Fault),
+		Cond:  g.and2(shared, g.or2(own1, own2)),
+		Fault: g.ite(own1, e1.Fault, e2.Fault),
 		Path:  parPath(e1.Path, e2.Path),
 	}
 	e.Transfer = make([]Term, len(g.State))
 	for i := range e.Transfer {
-		e.Transfer[i] = g.ite(c1, e1.Transfer[i], e2.Transfer[i])
+		e.Transfer[i] = g.ite(own1, e1.Transfer[i], e2.Transfer[i])
 	}
 	for _, c := range e1.Calls {
 		c.Guard = g.and2(c1, c.Guard)
@@ -384,6 +385,49 @@ func (g *TFG) Par(e1, e2 *Edge) *Edge {
 		e.Unsupported = e2.Unsupported
 	}
 	return e
+}
+
+// splitShared factors c1 = p ∧ x and c2 = p ∧ y into the conjuncts both
+// share (p) and what each adds (x, y). The parallel composition selects its
+// transfer and fault with ite(x, ·, ·) rather than ite(c1, ·, ·): the two
+// agree whenever c1 ∨ c2 holds, the only states in which a composite edge's
+// transfer and fault mean anything (TFG.Step evaluates them after the
+// condition; the checkers assume the path condition). Paths that part at a
+// branch share everything before it, so the merged states of an unrolled
+// loop body test the branch alone and not the loop bounds of every earlier
+// iteration again, which the solver would have to see through.
+func (g *TFG) splitShared(c1, c2 Term) (shared, own1, own2 Term) {
+	b := g.B
+	var conj func(t Term, out []Term) []Term
+	conj = func(t Term, out []Term) []Term {
+		if b.Op(t) == OpAnd {
+			return conj(b.Arg(t, 1), conj(b.Arg(t, 0), out))
+		}
+		return append(out, t)
+	}
+	in2 := map[Term]bool{}
+	for _, t := range conj(c2, nil) {
+		in2[t] = true
+	}
+	shared, own1, own2 = b.True(), b.True(), b.True()
+	common := map[Term]bool{}
+	for _, t := range conj(c1, nil) {
+		if in2[t] {
+			common[t] = true
+			shared = g.and2(shared, t)
+		} else {
+			own1 = g.and2(own1, t)
+		}
+	}
+	if len(common) == 0 {
+		return b.True(), c1, c2
+	}
+	for _, t := range conj(c2, nil) {
+		if !common[t] {
+			own2 = g.and2(own2, t)
+		}
+	}
+	return shared, own1, own2
 }
 
 // identity is the empty path at n.

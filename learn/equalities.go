@@ -191,3 +191,31 @@ func kernelRels(t *table, kept []int, opt Options, e *eqResult) []linRel {
 	}
 	return out
 }
+
+// narrowed returns r modulo 2^w, for a relation over Z/2^64 whose subject
+// is w < 64 bits wide and which combines more than a variable plus a
+// constant. On the samples the two agree, but only the narrow one can be
+// inductive when the values wrap at w bits: a reduction's lanes summed
+// mod 2^32 (s ≡ x0 + x1 + x2 + x3), of which the kernel, seeing no wrap on
+// its rows, may give only the 64-bit form, or a basis whose high
+// coefficients (2^63·i) vanish only mod 2^32.
+func (r linRel) narrowed(w uint32) (linRel, bool) {
+	if r.mod != 64 || w >= 64 || w == 0 {
+		return linRel{}, false
+	}
+	m := mask(uint(w))
+	n := linRel{subj: r.subj, coef: make([]uint64, len(r.coef)), c0: r.c0 & m, mod: uint(w)}
+	others, unit := 0, true
+	for i, c := range r.coef {
+		if i == r.subj || c&m == 0 {
+			continue
+		}
+		n.coef[i] = c & m
+		others++
+		unit = unit && c&m == 1
+	}
+	if others == 0 || (others == 1 && unit) {
+		return linRel{}, false
+	}
+	return n, true
+}

@@ -254,6 +254,9 @@ func Learn(b *ir.Builder, s *Schema, states []State, opt Options) ([]Candidate, 
 			if k := r.kind(); opt.Kinds.Has(k) {
 				add(tm.linear(r))
 			}
+			if n, ok := r.narrowed(t.width[r.subj]); ok && opt.Kinds.Has(Congruence) {
+				add(tm.linear(n))
+			}
 		}
 	}
 	if opt.Kinds.Has(Bound) {

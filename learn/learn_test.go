@@ -247,6 +247,46 @@ func TestEqualitiesNarrow(t *testing.T) {
 	}
 }
 
+// TestEqualitiesWrapNarrow: a 32-bit accumulator that equals the sum of
+// four 32-bit lanes on rows where nothing wraps gets a congruence mod 2^32
+// besides the 64-bit equality, the form that survives a wrap; and one
+// whose 64-bit form has a coefficient only the high bits need (2^63·i,
+// i even) loses it mod 2^32.
+func TestEqualitiesWrapNarrow(t *testing.T) {
+	f := newFixture([]string{"x0", "x1", "x2", "x3", "s"}, []uint32{32, 32, 32, 32, 32})
+	rng := rand.New(rand.NewPCG(17, 18))
+	for range 40 {
+		var x [4]uint64
+		for k := range x {
+			x[k] = rng.Uint64() & 0x0fffffff
+		}
+		f.states = append(f.states, State{Vals: []uint64{x[0], x[1], x[2], x[3], x[0] + x[1] + x[2] + x[3]}})
+	}
+	cs := f.learn(t, Options{Kinds: Kinds(Equality, Congruence)})
+	f.holdsEverywhere(t, cs)
+	b := f.b
+	v := func(i int) ir.Term { return f.s.Vars[i].Term }
+	want := b.Eq(v(4), b.Add(b.Add(b.Add(v(0), v(1)), v(2)), v(3)))
+	found := false
+	for _, c := range cs {
+		if c.Term == want {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no s ≡ x0 + x1 + x2 + x3 (mod 2^32) among %q", descs(cs, Congruence))
+	}
+
+	r := linRel{subj: 1, coef: []uint64{1 << 63, 0, 2}, c0: 1 << 63, mod: 64}
+	n, ok := r.narrowed(32)
+	if !ok || n.mod != 32 || n.coef[0] != 0 || n.coef[2] != 2 || n.c0 != 0 {
+		t.Errorf("narrowed(%+v) = %+v, %v; want x1 ≡ 2·x2 (mod 2^32)", r, n, ok)
+	}
+	if _, ok := (linRel{subj: 0, coef: []uint64{0, 1}, c0: 5, mod: 64}).narrowed(32); ok {
+		t.Error("x0 = x1 + 5 narrowed; the 64-bit form already says it")
+	}
+}
+
 func TestLearnInputErrors(t *testing.T) {
 	f := newFixture([]string{"a"}, []uint32{8})
 	for _, st := range []State{{Vals: []uint64{1, 2}}, {Vals: []uint64{256}}, {Vals: []uint64{1}, Mems: [][2]*ir.Mem{{nil, nil}}}} {

@@ -35,6 +35,10 @@
 //     provided the script begins with a quantifier-free (set-logic QF_...):
 //     then Z3 builds only that logic's tactic (under 1 ms of setup instead
 //     of 5-15 ms for the general solver used without a logic or with ALL).
+//     QF_BV scripts go first through a fixed pipeline (word-level
+//     simplification and solve-eqs, then bit-blasting and SAT), which on
+//     vectorized reductions answers in seconds where Z3 4.8.12's own QF_BV
+//     tactic runs for minutes; should it give up, the logic's tactic runs.
 //   - Process runs z3 (-in -smt2), cvc5 (--lang smt2 --produce-models) or
 //     Debian's Boolector 1.5 (--smt2 -m; the script is rewritten to the
 //     older dialect — definitions become lets — and its model translated

@@ -106,7 +106,10 @@ type sectionInfo struct {
 	flags elf.SectionFlag
 	addr  uint64
 	size  uint64
-	data  []byte // nil for NOBITS or unread sections
+	align uint64 // sh_addralign: the linker places the section at a multiple
+	// entsize: sh_entsize, the size of each entry of a mergeable section
+	entsize uint64
+	data    []byte // nil for NOBITS or unread sections
 	// relocated: a relocation section patches this section, so data
 	// holds placeholders where the patched fields are.
 	relocated bool
@@ -212,7 +215,7 @@ func newELF(name string, data []byte) (ef *elf.File, err error) {
 func (f *File) readSections(ef *elf.File, data []byte) error {
 	f.sections = make([]sectionInfo, len(ef.Sections))
 	for i, s := range ef.Sections {
-		si := sectionInfo{name: s.Name, typ: s.Type, flags: s.Flags, addr: s.Addr, size: s.Size}
+		si := sectionInfo{name: s.Name, typ: s.Type, flags: s.Flags, addr: s.Addr, size: s.Size, align: s.Addralign, entsize: s.Entsize}
 		if s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_NULL && s.Size > 0 {
 			if s.Offset > uint64(len(data)) || s.Size > uint64(len(data))-s.Offset {
 				return &TruncatedError{File: f.Path, Detail: fmt.Sprintf("section %s ends at %#x past the file end %#x", s.Name, s.Offset+s.Size, len(data))}
@@ -244,6 +247,11 @@ type DataSymbol struct {
 	Relocated bool
 	// Size is the object's size in bytes.
 	Size uint64
+	// Align is the largest power of two its address is a multiple of in
+	// every link of the file (at most 4096): for an object file, what the
+	// section's alignment and the symbol's offset in it guarantee; for a
+	// linked file, what its address shows. 1 when nothing more is known.
+	Align uint64
 }
 
 // DataSymbol returns the data object name, if f defines one: a data
@@ -267,9 +275,17 @@ func (f *File) DataSymbol(name string) (DataSymbol, bool) {
 		off := sym.Value
 		if f.Kind != Relocatable {
 			off -= sec.addr
+			d.Align = addressAlign(sym.Value, maxKnownAlign)
+		} else {
+			d.Align = addressAlign(off, min(max(sec.align, 1), maxKnownAlign))
 		}
-		if sec.data != nil && off <= uint64(len(sec.data)) && sym.Size <= uint64(len(sec.data))-off {
-			d.Bytes = sec.data[off : off+sym.Size]
+		if d.Size == 0 && sec.flags&elf.SHF_MERGE != 0 && sec.flags&elf.SHF_STRINGS == 0 && sec.entsize > 0 {
+			// A constant-pool label (gcc's .LC0 in .rodata.cst16) has no
+			// size; it names one entry of its mergeable section.
+			d.Size = sec.entsize
+		}
+		if sec.data != nil && off <= uint64(len(sec.data)) && d.Size <= uint64(len(sec.data))-off {
+			d.Bytes = sec.data[off : off+d.Size]
 		}
 		return d, true
 	}
@@ -280,14 +296,35 @@ func (f *File) DataSymbol(name string) (DataSymbol, bool) {
 		if sec.name != name || sec.flags&elf.SHF_ALLOC == 0 || sec.flags&elf.SHF_EXECINSTR != 0 {
 			continue
 		}
-		return DataSymbol{
+		d := DataSymbol{
 			Bytes:     sec.data,
 			Size:      sec.size,
 			ReadOnly:  sec.flags&elf.SHF_WRITE == 0,
 			Relocated: sec.relocated,
-		}, true
+			Align:     min(max(sec.align, 1), maxKnownAlign),
+		}
+		if f.Kind != Relocatable {
+			d.Align = addressAlign(sec.addr, maxKnownAlign)
+		}
+		return d, true
 	}
 	return DataSymbol{}, false
+}
+
+// maxKnownAlign caps the alignments DataSymbol reports: a page.
+const maxKnownAlign = 4096
+
+// addressAlign is the largest power of two, at most limit (a power of
+// two), that divides a.
+func addressAlign(a, limit uint64) uint64 {
+	if limit&(limit-1) != 0 {
+		return 1 // sh_addralign must be a power of two; trust nothing else
+	}
+	al := uint64(1)
+	for al < limit && a&(al<<1-1) == 0 {
+		al <<= 1
+	}
+	return al
 }
 
 func (f *File) section(i elf.SectionIndex) *sectionInfo {

@@ -321,3 +321,39 @@ func sortedKeys(m map[int64]bool) []int64 {
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
+
+func TestAddressAlign(t *testing.T) {
+	for _, c := range []struct{ a, limit, want uint64 }{
+		{0, 16, 16}, {0x40, 16, 16}, {0x48, 16, 8}, {0x1003, 4096, 1},
+		{0x2000, 4096, 4096}, {0x30, 1, 1}, {0x30, 12, 1}, // 12: not a power of two
+	} {
+		if got := addressAlign(c.a, c.limit); got != c.want {
+			t.Errorf("addressAlign(%#x, %d) = %d, want %d", c.a, c.limit, got, c.want)
+		}
+	}
+}
+
+// A constant-pool label has no size and no DWARF; its section says how
+// big each entry is and how it is aligned. The oracle is gcc's own
+// assembly: .LC0 in .rodata.cst16 with .align 16.
+func TestDataSymbolConstantPool(t *testing.T) {
+	if _, err := exec.LookPath("gcc-12"); err != nil {
+		t.Skip("gcc-12 not installed")
+	}
+	dir := t.TempDir()
+	src, obj := filepath.Join(dir, "iota.c"), filepath.Join(dir, "iota.o")
+	if err := os.WriteFile(src, []byte("void iota(int *a) { for (int i = 0; i < 64; i++) a[i] = i; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := exec.Command("gcc-12", "-O3", "-c", "-o", obj, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc-12: %v\n%s", err, msg)
+	}
+	f := mustOpen(t, obj)
+	d, ok := f.DataSymbol(".LC0")
+	if !ok {
+		t.Fatal("no .LC0 in the object")
+	}
+	if d.Size != 16 || d.Align != 16 || !d.ReadOnly || len(d.Bytes) != 16 {
+		t.Errorf(".LC0: size %d, align %d, read-only %v, %d bytes; want 16, 16, true, 16", d.Size, d.Align, d.ReadOnly, len(d.Bytes))
+	}
+}

@@ -25,6 +25,13 @@ func TestCheckBasic(t *testing.T) {
 		{"array", "(declare-const m (Array (_ BitVec 64) (_ BitVec 8))) (declare-const a (_ BitVec 64)) (assert (not (= (select (store m a #x01) a) #x01)))", Unsat},
 		{"uf", "(declare-fun f ((_ BitVec 8)) (_ BitVec 8)) (declare-const x (_ BitVec 8)) (assert (not (= (f x) (f (bvor x x)))))", Unsat},
 		{"declarations do not persist", "(declare-const x Bool) (assert x)", Sat},
+		// QF_BV goes through blastPipeline: models come back through its
+		// model converters, solve-eqs included.
+		{"QF_BV sat", "(set-logic QF_BV) (declare-fun x () (_ BitVec 8)) (declare-fun y () (_ BitVec 8)) (assert (= y (bvadd x #x03))) (assert (= (bvmul y #x05) #x0f))", Sat},
+		{"QF_BV conditional sum", "(set-logic QF_BV)" + conditionalSum, Unsat},
+		// A script that misstates its logic: the pipeline cannot bit-blast
+		// an array and gives up, and the logic's own solver answers.
+		{"QF_BV with an array", "(set-logic QF_BV) (declare-const m (Array (_ BitVec 64) (_ BitVec 8))) (declare-const a (_ BitVec 64)) (assert (not (= (select (store m a #x01) a) #x01)))", Unsat},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -41,6 +48,21 @@ func TestCheckBasic(t *testing.T) {
 		})
 	}
 }
+
+// conditionalSum is a vectorized conditional reduction's step (the
+// thesis's sum_positive): an accumulator s adds a_k when a_k > 0, four lanes
+// add a_k masked by pcmpgt, and s ≡ x0 + x1 + x2 + x3 before and after.
+const conditionalSum = `
+(declare-fun s () (_ BitVec 32)) (declare-fun x0 () (_ BitVec 32)) (declare-fun x1 () (_ BitVec 32))
+(declare-fun x2 () (_ BitVec 32)) (declare-fun x3 () (_ BitVec 32))
+(declare-fun a0 () (_ BitVec 32)) (declare-fun a1 () (_ BitVec 32)) (declare-fun a2 () (_ BitVec 32)) (declare-fun a3 () (_ BitVec 32))
+(define-fun m0 () (_ BitVec 32) (ite (bvslt #x00000000 a0) a0 #x00000000))
+(define-fun m1 () (_ BitVec 32) (ite (bvslt #x00000000 a1) a1 #x00000000))
+(define-fun m2 () (_ BitVec 32) (ite (bvslt #x00000000 a2) a2 #x00000000))
+(define-fun m3 () (_ BitVec 32) (ite (bvslt #x00000000 a3) a3 #x00000000))
+(define-fun s4 () (_ BitVec 32) (bvadd (bvadd (bvadd (bvadd s (ite (bvsle a0 #x00000000) #x00000000 a0)) (ite (bvsle a1 #x00000000) #x00000000 a1)) (ite (bvsle a2 #x00000000) #x00000000 a2)) (ite (bvsle a3 #x00000000) #x00000000 a3)))
+(assert (= x3 (bvsub (bvsub (bvsub s x0) x1) x2)))
+(assert (not (= (bvadd x3 m3) (bvsub (bvsub (bvsub s4 (bvadd x0 m0)) (bvadd x1 m1)) (bvadd x2 m2)))))`
 
 func TestParseErrorIsError(t *testing.T) {
 	s, err := New()
