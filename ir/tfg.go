@@ -405,8 +405,9 @@ func (g *TFG) splitShared(c1, c2 Term) (shared, own1, own2 Term) {
 		}
 		return append(out, t)
 	}
+	conj2 := conj(c2, nil)
 	in2 := map[Term]bool{}
-	for _, t := range conj(c2, nil) {
+	for _, t := range conj2 {
 		in2[t] = true
 	}
 	shared, own1, own2 = b.True(), b.True(), b.True()
@@ -422,7 +423,7 @@ func (g *TFG) splitShared(c1, c2 Term) (shared, own1, own2 Term) {
 	if len(common) == 0 {
 		return b.True(), c1, c2
 	}
-	for _, t := range conj(c2, nil) {
+	for _, t := range conj2 {
 		if !common[t] {
 			own2 = g.and2(own2, t)
 		}

@@ -106,10 +106,10 @@ type sectionInfo struct {
 	flags elf.SectionFlag
 	addr  uint64
 	size  uint64
-	align uint64 // sh_addralign: the linker places the section at a multiple
-	// entsize: sh_entsize, the size of each entry of a mergeable section
-	entsize uint64
-	data    []byte // nil for NOBITS or unread sections
+	// align is sh_addralign: every link places the section at a multiple
+	// of it. entsize is sh_entsize: a mergeable section's entry size.
+	align, entsize uint64
+	data           []byte // nil for NOBITS or unread sections
 	// relocated: a relocation section patches this section, so data
 	// holds placeholders where the patched fields are.
 	relocated bool
@@ -277,7 +277,7 @@ func (f *File) DataSymbol(name string) (DataSymbol, bool) {
 			off -= sec.addr
 			d.Align = addressAlign(sym.Value, maxKnownAlign)
 		} else {
-			d.Align = addressAlign(off, min(max(sec.align, 1), maxKnownAlign))
+			d.Align = addressAlign(off, sec.alignLimit())
 		}
 		if d.Size == 0 && sec.flags&elf.SHF_MERGE != 0 && sec.flags&elf.SHF_STRINGS == 0 && sec.entsize > 0 {
 			// A constant-pool label (gcc's .LC0 in .rodata.cst16) has no
@@ -301,7 +301,7 @@ func (f *File) DataSymbol(name string) (DataSymbol, bool) {
 			Size:      sec.size,
 			ReadOnly:  sec.flags&elf.SHF_WRITE == 0,
 			Relocated: sec.relocated,
-			Align:     min(max(sec.align, 1), maxKnownAlign),
+			Align:     addressAlign(0, sec.alignLimit()),
 		}
 		if f.Kind != Relocatable {
 			d.Align = addressAlign(sec.addr, maxKnownAlign)
@@ -310,6 +310,9 @@ func (f *File) DataSymbol(name string) (DataSymbol, bool) {
 	}
 	return DataSymbol{}, false
 }
+
+// alignLimit is the section's alignment as a bound for addressAlign.
+func (sec *sectionInfo) alignLimit() uint64 { return min(max(sec.align, 1), maxKnownAlign) }
 
 // maxKnownAlign caps the alignments DataSymbol reports: a page.
 const maxKnownAlign = 4096
