@@ -3,6 +3,7 @@ package align
 import (
 	"context"
 	"encoding/hex"
+	"eqc/ub"
 	"fmt"
 	"os"
 	"time"
@@ -24,9 +25,10 @@ type Request struct {
 	SrcPath, SrcFunc string
 	DstPath, DstFunc string
 	// UB is the undefined-behaviour model asked for ("none", "all" or a
-	// list). No UB assumption is modelled yet, so proofs never use one; a
-	// confirmed difference is reported not-equivalent only under "none",
-	// since otherwise its input might trigger UB the model would exclude.
+	// list; "" is "all"). Of the models only OBVA is used by proofs yet
+	// (the loop engine's, obva.go); a confirmed difference is reported
+	// not-equivalent only under "none", since inputs are not yet checked
+	// for the UB the model would exclude.
 	UB      string
 	Timeout time.Duration
 	// Context are more ELF files whose DWARF describes the globals the
@@ -86,6 +88,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	p.OBVA = ub.Enabled(req.UB, "obva")
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
@@ -129,8 +132,10 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	if diff.c != nil && res.Input == nil {
 		// A difference not reported as not-equivalent (the UB model may
 		// exclude its input) is still shown; a proof of equivalence it
-		// contradicts is not trusted: no proof here assumes anything
-		// about undefined behaviour, so one of the two is wrong.
+		// contradicts is not trusted: the only UB a proof may assume
+		// (OBVA) needs a pointer into the callee's frame, which the
+		// differential test's inputs never are, so one of the two is
+		// wrong.
 		if res.Verdict == Equivalent {
 			res.Verdict, res.Assumptions, res.Proof = Unknown, nil, nil
 			res.Reason = "internal-inconsistency: proved equivalent, but real runs differ on an input"

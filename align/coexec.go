@@ -154,7 +154,7 @@ func (p *Pair) newCoRun(k int) *coRun {
 		case k%4 == 1:
 			a = 1
 		case k%4 == 3:
-			a = 1 + a%4
+			a = 2 + uint64(k/4+i)%2 // 2 and 3: a scalar tail's short cases
 		case k%4 == 2:
 			a = 32 + env.hash("arg", uint64(i))%96
 		}

@@ -145,8 +145,16 @@ func (p *Pair) walk(cr *coRun, specs map[edgeKey]srcSpec) (pairs []visitPair, mi
 			}
 			return nil, nil, nil, false
 		}
-		if S[next].retreats-S[si].retreats > spec.mu {
-			return nil, nil, nil, false
+		if mu := S[next].retreats - S[si].retreats; mu > spec.mu {
+			// The same target step takes the source around its loop more
+			// often here than where the spec was chosen (a scalar tail
+			// of 0 to 3 elements after a vector loop): widen the path
+			// set, which every earlier use still fits.
+			if mu > maxUnroll {
+				return nil, nil, nil, false
+			}
+			spec.mu = mu
+			specs[ek] = spec
 		}
 		if uses[ek] < heapChecksEach {
 			uses[ek]++

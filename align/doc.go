@@ -65,11 +65,18 @@
 //     at constant addresses. A pinned edge that fails an obligation, or
 //     whose obligations take more than a minute, is checked again as
 //     first built.
+//     A source path set's loop bound (mu) is the most passes any use of
+//     the edge in the runs makes, so a scalar tail of 0 to 3 elements
+//     after a vector loop pairs with one path set of up to 7 iterations.
+//     Under the OBVA model, for a source that takes a pointer, every
+//     source access through an address not derived from the entry rsp is
+//     taken to miss the frame wherever the source makes it (obva.go): a
+//     hypothesis per path prefix, listed among the assumptions.
 //     Co-executions vary the
-//     arguments (unit strides, values just below the target's largest
-//     compared constant, garbage above narrow parameters and in registers
-//     no parameter uses), so that definitions and candidates do not
-//     overfit. Every pairing, definition, memory form, fact and exit
+//     arguments (unit strides, 2 and 3 for short tails, values just below
+//     the target's largest compared constant, garbage above narrow
+//     parameters and in registers no parameter uses), so that definitions
+//     and candidates do not overfit. Every pairing, definition, memory form, fact and exit
 //     observable is an obligation the solver must answer Unsat; the runs
 //     only suggest. EQC_DEBUG=1 prints the products and queries, and
 //     EQC_DEBUG_QUERIES=DIR writes them (Houdini's too) as SMT-LIB.

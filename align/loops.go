@@ -61,7 +61,7 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		out.Reason = reason
 		return out
 	}
-	pre, assumptions := p.precondition()
+	pre, assumptions := p.loopPrecondition()
 	out.Assumptions = assumptions
 	r := s.Check(ctx, prove.Query{B: p.B, Assertions: []ir.Term{pre}})
 	out.SMTQueries++
@@ -121,6 +121,16 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	out.Reason = firstFail
 	return out
+}
+
+// loopPrecondition is the precondition with the UB assumptions the loop
+// engine may use listed too.
+func (p *Pair) loopPrecondition() (ir.Term, []string) {
+	pre, assumptions := p.precondition()
+	if p.OBVA && p.takesPointer() {
+		assumptions = append(assumptions, obvaAssumption)
+	}
+	return pre, assumptions
 }
 
 // loopGate says why the loop engine cannot take p ("" when it can): an
@@ -259,9 +269,15 @@ func (p *Pair) buildProduct(a alignment, runs []*coRun, learn bool) (*Product, s
 			} else {
 				e.Infeasible = true
 			}
-			pr.buildEdge(e)
+			pr.pathSets(e)
 			pr.Edges = append(pr.Edges, e)
 		}
+	}
+	if p.OBVA && p.takesPointer() {
+		pr.taint = pr.computeFrameTaint()
+	}
+	for _, e := range pr.Edges {
+		pr.buildEdge(e)
 	}
 	return pr, ""
 }
@@ -360,7 +376,7 @@ func (pr *Product) houdini(ctx context.Context, s prove.Solver, pre ir.Term) (in
 // does not fault.
 func (pr *Product) edgePre(e *PEdge, pre ir.Term) []ir.Term {
 	b := pr.p.B
-	return []ir.Term{pre, e.condD, b.Not(e.faultD), e.condS}
+	return append([]ir.Term{pre, e.condD, b.Not(e.faultD), e.condS}, e.obvaHyps...)
 }
 
 // post maps a term over e's to-node variables to what it says after e,
@@ -455,7 +471,7 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 	b := pr.p.B
 	sg, dg := pr.p.Src.TFG, pr.p.Dst.TFG
 	from := pr.Nodes[e.From]
-	inv := b.And(from.Invariants...)
+	inv := b.And(append(append([]ir.Term(nil), from.Invariants...), e.obvaHyps...)...)
 	where := fmt.Sprintf("n%d→dst %#x", e.From, dg.Nodes[e.DstTo].PC)
 	if !e.Infeasible {
 		where = fmt.Sprintf("n%d→n%d (dst %#x, src %#x×%d)", e.From, e.To, dg.Nodes[e.DstTo].PC, sg.Nodes[e.Spec.to].PC, e.Spec.arrivals)
@@ -474,6 +490,14 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 	inv = pr.pinned(e, inv)
 	if e.Infeasible {
 		return check(where+": target edge impossible", inv, e.condD)
+	}
+	if debug {
+		for _, f := range e.facts {
+			fmt.Fprintf(os.Stderr, "eqc: %s fact %s\n", where, pr.p.B.Short(f))
+		}
+		for _, f := range e.obvaHyps {
+			fmt.Fprintf(os.Stderr, "eqc: %s obva %s\n", where, pr.p.B.Short(f))
+		}
 	}
 	if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", append([]ir.Term{inv, e.condD, e.condS}, append(e.condFacts, b.Not(b.And(e.facts...)))...)...) {
 		return false

@@ -28,6 +28,9 @@ type Pair struct {
 	Entry    map[ir.Term]ir.Term
 	// Context are more files whose DWARF describes the pair's globals.
 	Context []*x86.File
+	// OBVA says the UB model lets the loop engine assume that source
+	// accesses not derived from the entry rsp miss the frame (obva.go).
+	OBVA bool
 
 	mirrorOffs []uint64 // addressOffsets, computed once
 }

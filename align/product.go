@@ -41,6 +41,9 @@ type Product struct {
 	// edgeSamples are the aligned states after which the runs took each
 	// product edge (by its from-node and target anchor).
 	edgeSamples map[edgeKey][]sample
+	// taint, under the OBVA model, tells the source values that may be
+	// derived from the entry rsp (obva.go); nil otherwise.
+	taint *frameTaint
 }
 
 // PNode is a product node.
@@ -93,6 +96,10 @@ type PEdge struct {
 	facts, condFacts       []ir.Term
 	disjoint, disjointCond map[disjointFact]bool
 	canon, canonCond       []ir.Term // the canonical-address facts among facts and condFacts
+	// obvaHyps are what the OBVA model says of the source's accesses
+	// along the edge (obva.go): hypotheses of every obligation, never
+	// obligations themselves.
+	obvaHyps []ir.Term
 	// canonReps are the representatives canonicalize chose, with their
 	// values on canonSamples, for canonAddr; canonHas holds canon's facts.
 	canonReps    []ir.Term
@@ -471,8 +478,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 	p := pr.p
 	from := pr.Nodes[e.From]
 	dg, sg := p.Dst.TFG, p.Src.TFG
-	da := anchorSet(dg)
-	e.dst = dg.PathSet(from.Key.dst, e.DstTo, ir.PathOptions{Mu: 1, Through: func(v ir.NodeID) bool { return !da[v] }})
+	pr.pathSets(e)
 	subD := pr.stateSubst(dg, from.Dst)
 	e.condD = pr.simp.Simplify(subD.Apply(e.dst.Cond))
 	e.faultD = pr.simp.Simplify(subD.Apply(e.dst.Fault))
@@ -487,12 +493,8 @@ func (pr *Product) buildEdge(e *PEdge) {
 		pr.setFacts(e, samples)
 		return
 	}
-	e.src = sg.PathSet(from.Key.src, e.Spec.to, ir.PathOptions{Mu: e.Spec.mu, Arrivals: e.Spec.arrivals})
-	if e.src == nil {
-		e.Infeasible = true
-		pr.split(e, samples, true)
-		pr.setFacts(e, samples)
-		return
+	if pr.taint != nil && e.obvaHyps == nil {
+		e.obvaHyps = pr.obvaHypotheses(e)
 	}
 	subS := pr.stateSubst(sg, from.Src)
 	e.condS = pr.simp.Simplify(subS.Apply(e.src.Cond))
@@ -509,6 +511,22 @@ func (pr *Product) buildEdge(e *PEdge) {
 	pr.split(e, samples, true)
 	pr.resolvePostReads(e, samples)
 	pr.setFacts(e, samples)
+}
+
+// pathSets computes e's two path sets, once: they do not depend on the
+// pins a rebuild adds. A source side that has no path makes e infeasible.
+func (pr *Product) pathSets(e *PEdge) {
+	if e.dst != nil {
+		return
+	}
+	from := pr.Nodes[e.From]
+	dg, sg := pr.p.Dst.TFG, pr.p.Src.TFG
+	da := anchorSet(dg)
+	e.dst = dg.PathSet(from.Key.dst, e.DstTo, ir.PathOptions{Mu: 1, Through: func(v ir.NodeID) bool { return !da[v] }})
+	if !e.Infeasible {
+		e.src = sg.PathSet(from.Key.src, e.Spec.to, ir.PathOptions{Mu: e.Spec.mu, Arrivals: e.Spec.arrivals})
+		e.Infeasible = e.src == nil
+	}
 }
 
 // setFacts turns e's recorded disjointness and canonical addresses into

@@ -3,6 +3,7 @@ package align
 import (
 	"context"
 	"encoding/json"
+	"eqc/ub"
 	"fmt"
 	"reflect"
 	"time"
@@ -114,6 +115,7 @@ func Verify(ctx context.Context, req VerifyRequest, s prove.Solver) (Verificatio
 	if err != nil {
 		return v, err
 	}
+	p.OBVA = ub.Enabled(pf.UB, "obva")
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
@@ -158,7 +160,7 @@ func (p *Pair) verifyLoops(ctx context.Context, pf *prove.ProofFile, s prove.Sol
 	if reason := p.loopGate(); reason != "" {
 		return fail("the loop engine does not take this pair: %s", reason)
 	}
-	pre, assumptions := p.precondition()
+	pre, assumptions := p.loopPrecondition()
 	if d := diffStrings("assumption", assumptions, pf.Assumptions); d != "" {
 		return fail("%s", d)
 	}

@@ -15,3 +15,23 @@ func TestModelsMatchDesign(t *testing.T) {
 		}
 	}
 }
+
+func TestEnabled(t *testing.T) {
+	for _, c := range []struct {
+		spec, name string
+		want       bool
+	}{
+		{"all", "obva", true},
+		{"", "obva", true},
+		{"none", "obva", false},
+		{"obva", "obva", true},
+		{"sio,obva", "obva", true},
+		{"sio+obva", "obva", true},
+		{"sio,tbsa", "obva", false},
+		{"obvax", "obva", false},
+	} {
+		if got := Enabled(c.spec, c.name); got != c.want {
+			t.Errorf("Enabled(%q, %q) = %v, want %v", c.spec, c.name, got, c.want)
+		}
+	}
+}
