@@ -66,17 +66,7 @@ func newStackSplitter(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, facts ma
 
 // stackOffset reports whether a is the entry rsp plus a constant.
 func (s *stackSplitter) stackOffset(a ir.Term) (int64, bool) {
-	b := s.b
-	if a == s.rsp0 {
-		return 0, true
-	}
-	if b.Op(a) == ir.OpAdd && b.Arg(a, 0) == s.rsp0 && b.Op(b.Arg(a, 1)) == ir.OpConst {
-		return int64(b.ConstValue(b.Arg(a, 1)).Uint64()), true
-	}
-	if b.Op(a) == ir.OpAdd && b.Arg(a, 1) == s.rsp0 && b.Op(b.Arg(a, 0)) == ir.OpConst {
-		return int64(b.ConstValue(b.Arg(a, 0)).Uint64()), true
-	}
-	return 0, false
+	return constStackOffset(s.b, s.rsp0, a)
 }
 
 // apply rewrites t bottom-up.
