@@ -53,12 +53,15 @@
 //     reads of globals and the exit observables. Each rewrite rests on a
 //     fact (disjointness, merged per pair of bases into one between the
 //     hulls; A = R + c, R preferring the node's pointer shapes G + p),
-//     guarded by the ite arms it is needed in and proved from the
+//     guarded by the context it is needed in (the ite arms, conjuncts and
+//     disjuncts before it, as rewritten) and proved from the
 //     from-node's invariants: those behind the path conditions under the
 //     target's own path condition, the others under both (every
 //     obligation about post-states is about states that take the edge).
 //     After Houdini, an edge whose runs show a loop counter (or a pointer
-//     G + c) with one value wherever they take it, typically a loop exit,
+//     G + c, or an affine function of the entry values, such as a vector
+//     loop's end minus one stride) with one value wherever they take it,
+//     typically a loop exit,
 //     is rebuilt with those variables pinned to that value once the solver
 //     shows the value follows from the invariants and the target's path
 //     condition (pin.go): the last iteration and a scalar tail then meet

@@ -75,6 +75,7 @@ func TestLoops(t *testing.T) {
 			}
 			defer ps.Close()
 			req := request(g.cc, g.fn, "base.c", 4*time.Minute)
+			req.UB = g.ub
 			res, err := Check(context.Background(), req, ps)
 			if err != nil {
 				t.Error(err)
@@ -93,9 +94,9 @@ func TestLoops(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			t.Logf("%s O0->O3 base.c %s: %s (%s) %.1fs, %d queries, %d nodes, %d edges, %d test vectors; proof verified: %s", g.cc, g.fn, res.Verdict, res.Reason, res.WallS, res.SMTQueries, res.ProductNodes, res.ProductEdges, res.TestVectors, verified)
+			t.Logf("%s O0->O3 base.c %s --ub %s: %s (%s) %.1fs, %d queries, %d nodes, %d edges, %d test vectors; proof verified: %s", g.cc, g.fn, g.ub, res.Verdict, res.Reason, res.WallS, res.SMTQueries, res.ProductNodes, res.ProductEdges, res.TestVectors, verified)
 			if res.Verdict != g.want {
-				t.Errorf("%s %s (-O0 vs -O3): %s (%s), want %s", g.cc, g.fn, res.Verdict, res.Reason, g.want)
+				t.Errorf("%s %s (-O0 vs -O3, --ub %s): %s (%s), want %s", g.cc, g.fn, g.ub, res.Verdict, res.Reason, g.want)
 			}
 			if res.Verdict == Equivalent && (res.Proof == nil || !v.Verified) {
 				t.Errorf("%s %s: the proof was not verified: %s", g.cc, g.fn, v.Reason)
@@ -120,7 +121,7 @@ func TestLoops(t *testing.T) {
 }
 
 // loopGolden is one line of testdata/loops/expected.txt.
-type loopGolden struct{ cc, fn, want string }
+type loopGolden struct{ cc, fn, want, ub string }
 
 // readLoopGoldens parses expected.txt; every function must be one of funcs.
 func readLoopGoldens(t *testing.T, testdata string, funcs []string) []loopGolden {
@@ -135,10 +136,14 @@ func readLoopGoldens(t *testing.T, testdata string, funcs []string) []loopGolden
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 3 || !slices.Contains(compilers, f[0]) || !slices.Contains(funcs, f[1]) || (f[2] != Equivalent && f[2] != Unknown && f[2] != NotEquivalent) {
-			t.Fatalf("expected.txt:%d: want COMPILER<tab>FUNCTION<tab>VERDICT of base.c: %q", i+1, line)
+		if (len(f) != 3 && len(f) != 4) || !slices.Contains(compilers, f[0]) || !slices.Contains(funcs, f[1]) || (f[2] != Equivalent && f[2] != Unknown && f[2] != NotEquivalent) {
+			t.Fatalf("expected.txt:%d: want COMPILER<tab>FUNCTION<tab>VERDICT[<tab>UB] of base.c: %q", i+1, line)
 		}
-		out = append(out, loopGolden{f[0], f[1], f[2]})
+		g := loopGolden{f[0], f[1], f[2], "none"}
+		if len(f) == 4 {
+			g.ub = f[3]
+		}
+		out = append(out, g)
 	}
 	return out
 }

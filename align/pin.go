@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"eqc/ir"
+	"eqc/learn"
 	"eqc/prove"
 )
 
@@ -20,8 +21,8 @@ import (
 // the rest of its 300 s budget.
 //
 // So: the runs propose, for each fresh variable of the from-node that
-// varies there, the constant (or global plus constant) it held whenever
-// the edge was taken; the solver keeps the proposals that follow from the
+// varies there, the constant (or global plus constant, or affine function
+// of the entry values) it held whenever the edge was taken; the solver keeps the proposals that follow from the
 // node's invariants and the target's own path condition (after Houdini,
 // in discharge); the edge is rebuilt with the kept variables replaced by
 // their terms. Each equality is also a fact of the path-condition group,
@@ -75,9 +76,76 @@ func (pr *Product) proposePins(e *PEdge) []pin {
 		}
 		if t, ok := pr.pinnedTerm(from, c, taken); ok {
 			out = append(out, pin{c.term, t})
+		} else if t, ok := pr.linearPin(from, c, taken); ok {
+			out = append(out, pin{c.term, t})
 		}
 	}
 	return out
+}
+
+// linearPin returns an affine term over the entry columns (entry
+// registers, values the entry path computed, scalar globals) that comp c
+// of node n equals on every state in taken, but not on all of n's
+// states: a pointer or counter that leaves a loop at a bound the
+// arguments set (gcc's flip_words leaves its vector loop with
+// rax = a + 16·(len>>2) − 16). The equality learner finds it over the
+// taken states with c as the subject (so only with an odd coefficient);
+// it needs two runs at least, as one run fits any line. A relation the
+// few rows allow by chance costs one refuted query in settlePins.
+func (pr *Product) linearPin(n *PNode, c comp, taken []sample) (ir.Term, bool) {
+	b := pr.p.B
+	if runsOf(taken) < 2 {
+		return ir.NoTerm, false
+	}
+	vars, value := pr.entryColumns(n, taken)
+	vars = append(vars, learn.Var{Name: b.VarName(c.term), Term: c.term})
+	value = append(value, func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() })
+	states := make([]learn.State, len(taken))
+	for k, sm := range taken {
+		vals := make([]uint64, len(vars))
+		for i := range vars {
+			vals[i] = value[i](sm)
+		}
+		states[k] = learn.State{Vals: vals}
+	}
+	cands, err := learn.Learn(b, &learn.Schema{Vars: vars}, states, learn.Options{Kinds: learn.Kinds(learn.Equality)})
+	if err != nil {
+		return ir.NoTerm, false
+	}
+	w := b.Sort(c.term).Width
+	for _, cand := range cands {
+		t := cand.Term
+		if b.Op(t) != ir.OpEq {
+			continue
+		}
+		lhs, rhs := b.Arg(t, 0), b.Arg(t, 1)
+		if b.Op(lhs) == ir.OpZeroExt {
+			lhs = b.Arg(lhs, 0)
+		}
+		if lhs != c.term || b.Op(rhs) == ir.OpConst {
+			continue // constants are pinnedTerm's
+		}
+		if b.Sort(rhs).Width != w {
+			rhs = b.Extract(rhs, w-1, 0)
+		}
+		rhs = pr.simp.Simplify(rhs)
+		// Not an invariant of the node: some state there differs.
+		varies := false
+		for _, sm := range n.samples {
+			v, err := ir.NewEvaluator(b, &sampleEnv{pr: pr, n: n, sm: sm}).Eval(rhs)
+			if err != nil {
+				return ir.NoTerm, false
+			}
+			if v.BV().Uint64() != pr.compValue(sm, c).BV().Uint64() {
+				varies = true
+				break
+			}
+		}
+		if varies {
+			return rhs, true
+		}
+	}
+	return ir.NoTerm, false
 }
 
 // varsOf lists the node variables t mentions.
@@ -150,6 +218,16 @@ func (pr *Product) applyPins(e *PEdge) {
 	for _, p := range e.pins {
 		e.canonCond = append(e.canonCond, b.Eq(p.v, p.t))
 	}
+	pr.applyPinSubst(e)
+}
+
+// applyPinSubst replaces e's pinned variables in its path conditions,
+// faults and posts. The equalities are facts of the path-condition group,
+// so wherever the facts hold the replaced terms equal the originals.
+func (pr *Product) applyPinSubst(e *PEdge) {
+	if len(e.pins) == 0 {
+		return
+	}
 	sub := pr.pinSubst(e)
 	apply := func(t ir.Term) ir.Term { return pr.simp.Simplify(sub.Apply(t)) }
 	e.condD, e.faultD = apply(e.condD), apply(e.faultD)
@@ -215,6 +293,11 @@ func (pr *Product) settlePins(ctx context.Context, s prove.Solver, pre ir.Term, 
 	}
 	if len(kept) == 0 {
 		return queries, false
+	}
+	if debug {
+		for _, p := range kept {
+			fmt.Fprintf(os.Stderr, "eqc: pin n%d→n%d %s = %s\n", e.From, e.To, b.Short(p.v), b.Short(p.t))
+		}
 	}
 	e.pins = kept
 	pr.buildEdge(e)

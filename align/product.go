@@ -361,10 +361,11 @@ func runsOf(samples []sample) int {
 	return len(seen)
 }
 
-// learnCandidates learns candidate invariants of node n from its samples:
-// columns are the entry terms and the node's fresh variables (xmm
-// registers by 32-bit lanes), the target's last.
-func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
+// entryColumns are the learner's columns besides the node's own
+// variables: the entry terms, the values the entry path computed (where
+// every sample evaluates them), and scalar globals as node n's memory
+// holds them.
+func (pr *Product) entryColumns(n *PNode, samples []sample) ([]learn.Var, []func(sample) uint64) {
 	b := pr.p.B
 	var vars []learn.Var
 	var value []func(sample) uint64
@@ -413,6 +414,15 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 			return v
 		})
 	}
+	return vars, value
+}
+
+// learnCandidates learns candidate invariants of node n from its samples:
+// columns are the entry terms and the node's fresh variables (xmm
+// registers by 32-bit lanes), the target's last.
+func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
+	b := pr.p.B
+	vars, value := pr.entryColumns(n, samples)
 	for side := 0; side < 2; side++ {
 		for _, c := range n.comps {
 			if c.side != side || !c.fresh || c.dead {
@@ -509,6 +519,9 @@ func (pr *Product) buildEdge(e *PEdge) {
 	pr.split(e, samples, false)
 	pr.canonicalize(e)
 	pr.split(e, samples, true)
+	// Canonical addresses are the node's own address shapes, which may be
+	// pinned variables again (rax where the pin said rax = end − 16).
+	pr.applyPinSubst(e)
 	pr.resolvePostReads(e, samples)
 	pr.setFacts(e, samples)
 }

@@ -13,11 +13,13 @@ import (
 // so a local read back after a store to a[i] stays a select through the
 // store, and the solver drowns in such chains. The splitter lets such a
 // read pass the store anyway, and records the disjointness it assumed; the
-// caller proves every recorded fact from the precondition and the
-// from-node's invariants alone (no path condition, which would itself be a
-// rewritten term). Once every fact holds in a state, every rewrite is
-// exact there, bottom-up, so the rewritten edge means what the original
-// does in every state the proof considers.
+// caller proves every recorded fact from the precondition, the from-node's
+// invariants and the target's original path condition. A fact is guarded
+// by the context in which its read matters (emit): where the guard fails
+// the read does not decide the value of the whole term. Once every fact
+// holds in a state, every rewrite that matters there is exact, so the
+// rewritten edge means what the original does in every state the proof
+// considers.
 
 // disjointFact says that the n1 bytes at a1 and the n2 bytes at a2 do not
 // overlap (modulo 2^64), wherever guard holds. A read passing a store
@@ -49,6 +51,13 @@ type stackSplitter struct {
 	rsp0  ir.Term
 	memo  map[ir.Term]ir.Term
 	facts map[disjointFact]bool
+	// local holds the facts the rewrite of each (original) term assumed
+	// itself, guarded only by the ite memories it read through; cur
+	// collects them while one term is rewritten. apply then emits them
+	// under the term's short-circuit context (emit).
+	local   map[ir.Term][]disjointFact
+	cur     []disjointFact
+	emitted map[[2]ir.Term]bool
 	// samples are the from-node's concrete states, if it has enough. With
 	// guided set, a read passes a store through any address that they show
 	// never overlapping it (a scalar global against an array element, two
@@ -61,7 +70,8 @@ type stackSplitter struct {
 
 // newStackSplitter returns a splitter that records its facts in facts.
 func newStackSplitter(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, facts map[disjointFact]bool) *stackSplitter {
-	return &stackSplitter{b: b, simp: simp, rsp0: rsp0, memo: map[ir.Term]ir.Term{}, facts: facts, guard: ir.NoTerm}
+	return &stackSplitter{b: b, simp: simp, rsp0: rsp0, memo: map[ir.Term]ir.Term{}, facts: facts, guard: ir.NoTerm,
+		local: map[ir.Term][]disjointFact{}, emitted: map[[2]ir.Term]bool{}}
 }
 
 // stackOffset reports whether a is the entry rsp plus a constant.
@@ -69,13 +79,21 @@ func (s *stackSplitter) stackOffset(a ir.Term) (int64, bool) {
 	return constStackOffset(s.b, s.rsp0, a)
 }
 
-// apply rewrites t bottom-up.
+// apply rewrites t bottom-up and records the facts that makes t depend on.
 func (s *stackSplitter) apply(t ir.Term) ir.Term {
+	r := s.rewrite(t)
+	s.emit(t, ir.NoTerm)
+	return r
+}
+
+// rewrite rewrites t bottom-up, keeping in local what each term assumed.
+func (s *stackSplitter) rewrite(t ir.Term) ir.Term {
 	b := s.b
 	for _, u := range b.PostOrder(t) {
 		if _, ok := s.memo[u]; ok {
 			continue
 		}
+		s.cur = nil
 		r := u
 		if n := len(b.Args(u)); n > 0 {
 			args := make([]ir.Term, n)
@@ -98,8 +116,66 @@ func (s *stackSplitter) apply(t ir.Term) ir.Term {
 			r = s.simp.Simplify(r)
 		}
 		s.memo[u] = r
+		if len(s.cur) > 0 {
+			s.local[u] = s.cur
+		}
 	}
 	return s.memo[t]
+}
+
+// emit records the facts under t, each guarded by the context in which
+// its term's value matters. A conjunct's value matters only where the
+// conjuncts before it hold (elsewhere the conjunction is false, rewritten
+// or not), a disjunct's where those before it fail, an ite arm's where
+// its condition chooses it. The context is made of rewritten terms: by
+// induction along the order of evaluation, where the facts of the terms
+// before hold those terms' rewritten values are their original values, so
+// the context chooses as the original does. That way a path set's later
+// loop pass may read the frame after its stores through a pointer under
+// the facts of the runs that make the pass, not of every run: its loop
+// condition is a conjunct after the earlier passes' conditions.
+func (s *stackSplitter) emit(t, guard ir.Term) {
+	k := [2]ir.Term{t, guard}
+	if s.emitted[k] {
+		return
+	}
+	s.emitted[k] = true
+	b := s.b
+	and := func(x ir.Term) ir.Term {
+		if guard == ir.NoTerm {
+			return x
+		}
+		return b.And(guard, x)
+	}
+	switch b.Op(t) {
+	case ir.OpAnd, ir.OpImplies:
+		s.emit(b.Arg(t, 0), guard)
+		s.emit(b.Arg(t, 1), and(s.memo[b.Arg(t, 0)]))
+		return
+	case ir.OpOr:
+		s.emit(b.Arg(t, 0), guard)
+		s.emit(b.Arg(t, 1), and(b.Not(s.memo[b.Arg(t, 0)])))
+		return
+	case ir.OpIte:
+		c := b.Arg(t, 0)
+		s.emit(c, guard)
+		s.emit(b.Arg(t, 1), and(s.memo[c]))
+		s.emit(b.Arg(t, 2), and(b.Not(s.memo[c])))
+		return
+	}
+	for _, f := range s.local[t] {
+		if guard != ir.NoTerm {
+			if f.guard == ir.NoTerm {
+				f.guard = guard
+			} else {
+				f.guard = b.And(guard, f.guard)
+			}
+		}
+		s.facts[f] = true
+	}
+	for _, a := range b.Args(t) {
+		s.emit(a, guard)
+	}
 }
 
 // selectThrough reads n bytes at a from m, passing stores that provably
@@ -122,7 +198,7 @@ func (s *stackSplitter) selectThrough(m, a ir.Term, n uint32) ir.Term {
 				continue
 			}
 		case stackA != stackB:
-			s.facts[disjointFact{a, addr, n, k, s.guard}] = true
+			s.cur = append(s.cur, disjointFact{a, addr, n, k, s.guard})
 			m = b.Arg(m, 0)
 			continue
 		default:
@@ -133,7 +209,7 @@ func (s *stackSplitter) selectThrough(m, a ir.Term, n uint32) ir.Term {
 				continue
 			}
 			if ra != rb && s.guided && s.samples != nil && s.samples.disjoint(a, n, addr, k) {
-				s.facts[disjointFact{a, addr, n, k, s.guard}] = true
+				s.cur = append(s.cur, disjointFact{a, addr, n, k, s.guard})
 				m = b.Arg(m, 0)
 				continue
 			}
@@ -245,6 +321,9 @@ func factTerms(b *ir.Builder, simp *ir.Simplifier, facts map[disjointFact]bool, 
 	groups := map[[3]ir.Term]*group{}
 	var keys [][3]ir.Term
 	for f := range facts {
+		if f.guard != ir.NoTerm && facts[disjointFact{f.a1, f.a2, f.n1, f.n2, ir.NoTerm}] {
+			continue // implied by the fact without a guard
+		}
 		r1, _ := baseOffset(b, f.a1)
 		r2, _ := baseOffset(b, f.a2)
 		if r1 > r2 {

@@ -68,7 +68,8 @@ type order struct {
 // orders returns pairwise relations x ≤ y and x < y, unsigned and signed,
 // between non-constant representatives (so neither an equality nor a
 // constant offset already relates the two) that hold on every row; for
-// each pair and signedness only the stronger (strict when it holds). With
+// each pair and signedness only the stronger (strict when it holds), and
+// with a pair's first strict relation also x ≠ y. With
 // n variables there are n(n−1) such relations to try, so only the
 // opt.MaxOrders tightest are kept: those with the least slack (minimum
 // gap) on the data, which are the ones that look like loop bounds rather
@@ -133,6 +134,7 @@ func orders(tm *termer, t *table, e eqResult, opt Options) []Candidate {
 	}
 	b := tm.b
 	out := make([]Candidate, 0, len(found))
+	ne := map[[2]int]bool{}
 	for _, o := range found {
 		w := max(t.width[o.lo], t.width[o.hi])
 		var x, y ir.Term
@@ -158,6 +160,19 @@ func orders(tm *termer, t *table, e eqResult, opt Options) []Candidate {
 			sign = "s"
 		}
 		out = append(out, Candidate{Term: term, Kind: Order, Desc: fmt.Sprintf("%s %s%s %s", tm.vars[o.lo].Name, rel, sign, tm.vars[o.hi].Name)})
+		// A strict order comes with the disequality it implies, once per
+		// pair: where the order itself is not inductive because an
+		// address may wrap around the top of the address space, a loop
+		// that runs until a pointer meets its end (`while (p != end)`)
+		// keeps the two unequal all the same.
+		// Named in variable order; they count against MaxOrders too.
+		if pair := [2]int{min(o.lo, o.hi), max(o.lo, o.hi)}; o.strict && !ne[pair] && len(out) < opt.MaxOrders {
+			ne[pair] = true
+			out = append(out, Candidate{Term: b.Not(b.Eq(x, y)), Kind: Order, Desc: fmt.Sprintf("%s ≠ %s", tm.vars[pair[0]].Name, tm.vars[pair[1]].Name)})
+		}
+		if len(out) >= opt.MaxOrders {
+			break
+		}
 	}
 	return out
 }

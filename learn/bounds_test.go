@@ -109,6 +109,10 @@ func TestOrdersDirect(t *testing.T) {
 				switch {
 				case lt:
 					want = append(want, fmt.Sprintf("%s <%s %s", names[a], sign, names[b]))
+					ne := fmt.Sprintf("%s ≠ %s", names[min(a, b)], names[max(a, b)])
+					if !slices.Contains(want, ne) {
+						want = append(want, ne)
+					}
 				case le:
 					want = append(want, fmt.Sprintf("%s ≤%s %s", names[a], sign, names[b]))
 				}
