@@ -100,15 +100,7 @@ func (pr *Product) linearPin(n *PNode, c comp, taken []sample) (ir.Term, bool) {
 	vars, value := pr.entryColumns(n, taken)
 	vars = append(vars, learn.Var{Name: b.VarName(c.term), Term: c.term})
 	value = append(value, func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() })
-	states := make([]learn.State, len(taken))
-	for k, sm := range taken {
-		vals := make([]uint64, len(vars))
-		for i := range vars {
-			vals[i] = value[i](sm)
-		}
-		states[k] = learn.State{Vals: vals}
-	}
-	cands, err := learn.Learn(b, &learn.Schema{Vars: vars}, states, learn.Options{Kinds: learn.Kinds(learn.Equality)})
+	cands, err := learn.Learn(b, &learn.Schema{Vars: vars}, learnStates(taken, value), learn.Options{Kinds: learn.Kinds(learn.Equality)})
 	if err != nil {
 		return ir.NoTerm, false
 	}

@@ -361,6 +361,19 @@ func runsOf(samples []sample) int {
 	return len(seen)
 }
 
+// learnStates evaluates the columns value on each sample.
+func learnStates(samples []sample, value []func(sample) uint64) []learn.State {
+	states := make([]learn.State, len(samples))
+	for k, sm := range samples {
+		vals := make([]uint64, len(value))
+		for i, v := range value {
+			vals[i] = v(sm)
+		}
+		states[k] = learn.State{Vals: vals}
+	}
+	return states
+}
+
 // entryColumns are the learner's columns besides the node's own
 // variables: the entry terms, the values the entry path computed (where
 // every sample evaluates them), and scalar globals as node n's memory
@@ -446,14 +459,7 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 			}
 		}
 	}
-	states := make([]learn.State, len(samples))
-	for k, sm := range samples {
-		vals := make([]uint64, len(vars))
-		for i := range vars {
-			vals[i] = value[i](sm)
-		}
-		states[k] = learn.State{Vals: vals}
-	}
+	states := learnStates(samples, value)
 	cands, err := learn.Learn(b, &learn.Schema{Vars: vars}, states, learn.Options{Kinds: learn.Kinds(learn.Equality, learn.Congruence, learn.Bound, learn.Order), MaxOddModulus: 5, MaxPairOddModulus: 1})
 	if err != nil {
 		return err
