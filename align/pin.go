@@ -122,19 +122,14 @@ func (pr *Product) linearPin(n *PNode, c comp, taken []sample) (ir.Term, bool) {
 		}
 		rhs = pr.simp.Simplify(rhs)
 		// Not an invariant of the node: some state there differs.
-		varies := false
-		for _, sm := range n.samples {
-			v, err := ir.NewEvaluator(b, &sampleEnv{pr: pr, n: n, sm: sm}).Eval(rhs)
-			if err != nil {
-				return ir.NoTerm, false
-			}
-			if v.BV().Uint64() != pr.compValue(sm, c).BV().Uint64() {
-				varies = true
-				break
-			}
+		vs := pr.valuesAt(n, n.samples, rhs)
+		if vs == nil {
+			return ir.NoTerm, false
 		}
-		if varies {
-			return rhs, true
+		for k, sm := range n.samples {
+			if vs[k] != pr.compValue(sm, c).BV().Uint64() {
+				return rhs, true
+			}
 		}
 	}
 	return ir.NoTerm, false

@@ -24,11 +24,12 @@ import (
 // disjointFact says that the n1 bytes at a1 and the n2 bytes at a2 do not
 // overlap (modulo 2^64), wherever guard holds. A read passing a store
 // inside one arm of an ite memory (a path set's "the loop ran once more")
-// needs the store apart from it only when that arm is taken: the guard is
-// the conjunction of the ite conditions leading there (NoTerm: always).
-// Every guard is a term of the rewritten edge, as the rewritten term
-// chooses its arms; where the facts of the arms a state takes hold, the
-// rewritten term's value is the original's.
+// needs the store apart from it only when that arm is taken, and a read
+// in a conjunct, disjunct or ite arm only where the context lets it decide
+// the whole term (emit): the guard is the conjunction of those conditions
+// (NoTerm: always). Every guard is made of terms of the rewritten edge;
+// where the facts of the parts a state evaluates hold, the rewritten
+// term's value is the original's.
 type disjointFact struct {
 	a1, a2 ir.Term
 	n1, n2 uint32
