@@ -430,7 +430,7 @@ func (pr *Product) discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 		done := len(out.Obligations)
 		var cancel context.CancelFunc
 		if rebuilt {
-			qctx, cancel = context.WithTimeout(ctx, pinnedEdgeBudget)
+			qctx, cancel = context.WithTimeout(ctx, pinnedBudget(ctx))
 		}
 		ok := pr.edgeObligations(e, rebuilt, inductive, pre, check)
 		if cancel != nil {
@@ -460,8 +460,20 @@ func (pr *Product) discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 }
 
 // pinnedEdgeBudget bounds the time a pinned edge's obligations may take
-// before the edge is checked as first built instead.
+// before the edge is checked as first built instead, at least.
 const pinnedEdgeBudget = 60 * time.Second
+
+// pinnedBudget is the pinned edge's budget: half the time left to the
+// check, but never below pinnedEdgeBudget. A fixed minute was too tight:
+// gcc's flip_words pins its exit edge and needs 40–55 s there, while the
+// edge as first built needs over four minutes, so a slow run fell back
+// and timed out.
+func pinnedBudget(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return max(pinnedEdgeBudget, time.Until(d)/2)
+	}
+	return pinnedEdgeBudget
+}
 
 // edgeObligations checks the obligations of edge e given the nodes'
 // Invariants (with inductive or rebuilt, also that e preserves its
