@@ -29,7 +29,10 @@ type Request struct {
 	// (the loop engine's, obva.go); a confirmed difference is reported
 	// not-equivalent only under "none", since inputs are not yet checked
 	// for the UB the model would exclude.
-	UB      string
+	UB string
+	// Engine is the loop engine asked for: "static", "data" or "auto"
+	// ("" is "auto").
+	Engine  string
 	Timeout time.Duration
 	// Context are more ELF files whose DWARF describes the globals the
 	// pair names (their sizes and declared alignment): typically the
@@ -40,18 +43,23 @@ type Request struct {
 
 // Result is one check's answer: the fields of `eqc check --json`.
 type Result struct {
-	Function     string   `json:"function"`
-	DstFunction  string   `json:"dst_function,omitempty"`
-	Verdict      string   `json:"verdict"`
-	Reason       string   `json:"reason"`
-	Engine       string   `json:"engine"`
-	WallS        float64  `json:"wall_s"`
-	SMTQueries   int      `json:"smt_queries"`
-	ProductNodes int      `json:"product_nodes"`
-	ProductEdges int      `json:"product_edges"`
-	Input        *Input   `json:"input,omitempty"`
-	Observed     []string `json:"observed,omitempty"`
-	Assumptions  []string `json:"assumptions,omitempty"`
+	Function     string  `json:"function"`
+	DstFunction  string  `json:"dst_function,omitempty"`
+	Verdict      string  `json:"verdict"`
+	Reason       string  `json:"reason"`
+	Engine       string  `json:"engine"`
+	WallS        float64 `json:"wall_s"`
+	SMTQueries   int     `json:"smt_queries"`
+	ProductNodes int     `json:"product_nodes"`
+	ProductEdges int     `json:"product_edges"`
+	// AlignmentPredicatesTried counts the data-driven engine's predicate
+	// assignments aligned; CorrelationsTried the alignments built into a
+	// product (both engines).
+	AlignmentPredicatesTried int      `json:"alignment_predicates_tried,omitempty"`
+	CorrelationsTried        int      `json:"correlations_tried,omitempty"`
+	Input                    *Input   `json:"input,omitempty"`
+	Observed                 []string `json:"observed,omitempty"`
+	Assumptions              []string `json:"assumptions,omitempty"`
 	// TestVectors counts the inputs both binaries were run on before the
 	// proof search (differential testing of functions with loops).
 	TestVectors int `json:"test_vectors,omitempty"`
@@ -72,15 +80,18 @@ type Input struct {
 	Memory  map[string]string `json:"memory,omitempty"`
 }
 
-// Engine is the name of the engine that answers, in results.
-const Engine = "static"
-
 // Check runs one check. Bad input files are an error (the caller reports
 // them and exits 65); everything else, including solver failures and
 // timeouts, is a Result.
 func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	start := time.Now()
-	res := Result{Function: req.SrcFunc, Engine: Engine, Verdict: Unknown}
+	// The engine that answers: the one whose alignment a loop proof
+	// rests on, else the one asked for (a function without loops needs no
+	// alignment, and either engine checks it alike).
+	res := Result{Function: req.SrcFunc, Engine: req.Engine, Verdict: Unknown}
+	if res.Engine == "" {
+		res.Engine = EngineAuto
+	}
 	if req.DstFunc != req.SrcFunc {
 		res.DstFunction = req.DstFunc
 	}
@@ -89,6 +100,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 		return res, err
 	}
 	p.OBVA = ub.Enabled(req.UB, "obva")
+	p.Engine = req.Engine
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
@@ -114,6 +126,10 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	}
 	res.Verdict, res.Reason = out.Verdict, out.Reason
 	res.SMTQueries, res.ProductNodes, res.ProductEdges = out.SMTQueries, out.ProductNodes, out.ProductEdges
+	res.AlignmentPredicatesTried, res.CorrelationsTried = out.PredicatesTried, out.CorrelationsTried
+	if out.Engine != "" {
+		res.Engine = out.Engine
+	}
 	if out.Verdict == Equivalent {
 		res.Assumptions = out.Assumptions
 		if out.Proof != nil { // named by content, for eqc check --proof

@@ -44,6 +44,7 @@ type coRun struct {
 	entry    []ir.Value // the shared entry state, in src state order
 	rsp0     uint64
 	src, dst *run
+	values   map[valuesKey][]uint64 // the predicate search's cache (varValues)
 }
 
 // hashEnv gives every free variable a value derived from its name and the

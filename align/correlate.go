@@ -31,11 +31,17 @@ type edgeKey struct {
 
 // srcSpec is the source side of a product edge: the path set from the
 // product node's source anchor to anchor to, ending at its arrivals-th
-// arrival there, going around loops at most mu times.
+// arrival there, going around loops at most mu times. Arrivals 0 (with
+// to the from-node's own source anchor and mu 0) is the empty path: the
+// source stays while the target takes its step. Only the data-driven
+// engine pairs that way, and buildProduct refuses a cycle of such edges.
 type srcSpec struct {
 	to           ir.NodeID
 	arrivals, mu int
 }
+
+// stays reports whether sp is the empty path.
+func (sp srcSpec) stays() bool { return sp.arrivals == 0 }
 
 // visitPair is one aligned pair of arrivals in a co-execution.
 type visitPair struct {
@@ -130,7 +136,13 @@ func (p *Pair) walk(cr *coRun, specs map[edgeKey]srcSpec) (pairs []visitPair, mi
 		}
 		// Follow the spec along the source run.
 		next, arrivals := -1, 0
-		for q := si + 1; q < len(S); q++ {
+		if spec.stays() {
+			if spec.to != S[si].node {
+				return nil, nil, nil, false
+			}
+			next = si
+		}
+		for q := si + 1; q < len(S) && next < 0; q++ {
 			if S[q].node == spec.to {
 				arrivals++
 				if arrivals == spec.arrivals {

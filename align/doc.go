@@ -11,6 +11,7 @@
 //     source's state variables prefixed "src." and the target's "dst.", and
 //     maps the target's entry state onto the source's: both start from the
 //     same machine state (arguments, stack pointer, memory).
+//
 //   - CheckLoopFree handles functions with no loop and no call: each
 //     collapses to one composite edge from entry to exit (and one to halt),
 //     and equivalence is a handful of proof obligations, each discharged
@@ -29,6 +30,7 @@
 //     differently, a call (unsupported:calls),
 //     an unsupported instruction or a solver that cannot decide gives
 //     "unknown" with the reason.
+//
 //   - CheckLoops takes the functions with loops (still no calls). Both
 //     lifted TFGs are co-executed with the evaluator from shared concrete
 //     entry states (coexec.go); target edges between anchors are paired
@@ -83,6 +85,7 @@
 //     observable is an obligation the solver must answer Unsat; the runs
 //     only suggest. EQC_DEBUG=1 prints the products and queries, and
 //     EQC_DEBUG_QUERIES=DIR writes them (Houdini's too) as SMT-LIB.
+//
 //   - An equivalent verdict carries its proof (Outcome.Proof, a
 //     prove.ProofFile: the product graph, invariants, assumptions,
 //     obligations; verify_proof.go records it). Verify (verify.go) is the
@@ -93,15 +96,29 @@
 //     over the rebuilt nodes (entry state and the node's own variables
 //     only) and discharges every obligation, including that the invariants
 //     hold at the entry and are preserved by every edge.
+//
 //   - Before the loop engine, Check runs both binaries natively on a few
 //     generated inputs (difftest.go: random, small, zero, ramp values;
 //     one link, then a millisecond or two per input); a confirmed
 //     difference is "not-equivalent" at once under --ub none.
+//
 //   - Check runs a pair and, when an obligation fails with a model, turns
 //     the model into a concrete input and runs both binaries on it
 //     (tracer.Confirm). Only a difference seen in those real runs becomes
 //     "not-equivalent", and only under the UB model "none" until UB checks
 //     exist; a model the runs do not confirm leaves the verdict unknown.
+//
+//   - The data-driven engine (predicates.go, --engine data; PLDI'19) builds
+//     the same kind of alignment another way: alignment predicates
+//     cs·vs − cd·vd ± base = k (one per target loop anchor) pair each
+//     target arrival with the first later source arrival where the
+//     predicate holds and the memories agree; consecutive pairs give each
+//     product edge its source path set, which may be empty (the source
+//     stays while the target steps; buildProduct refuses a cycle of such
+//     edges). An alignment whose runs give one edge two path sets, or that
+//     held-out co-executions do not follow, is rejected; the rest goes
+//     through the same product, learning and obligations. --engine auto
+//     tries the correlator's alignments first, then the predicates'.
 //
 // The verdict contract of DESIGN.md is the invariant: "equivalent" only
 // when every obligation is Unsat, "not-equivalent" only with a confirmed

@@ -59,6 +59,12 @@ type Outcome struct {
 	// Proof is set with an "equivalent" verdict: what the proof rests on,
 	// for the proof file (Check adds the file references).
 	Proof *prove.ProofFile
+	// Engine is the engine whose alignment a loop proof rests on.
+	Engine string
+	// PredicatesTried and CorrelationsTried count the alignments the two
+	// loop engines tried: predicate assignments aligned, correlations
+	// built into a product.
+	PredicatesTried, CorrelationsTried int
 }
 
 // Obligation is one proof obligation: a query that must be Unsat.

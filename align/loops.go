@@ -75,52 +75,121 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		out.Reason = "timeout"
 		return out
 	}
-	aligns := p.correlate(runs, maxAlignments)
-	if debug {
-		fmt.Fprintf(os.Stderr, "eqc: co-execution and correlation %v: %d alignments; src %s; dst %s\n", time.Since(t0), len(aligns), runs[0].src.describe(p.Src.TFG), runs[0].dst.describe(p.Dst.TFG))
-	}
-	if len(aligns) == 0 {
-		out.Reason = "no-correlation: no alignment of the co-executions fits"
-		return out
-	}
-	var firstFail string
-	for _, a := range aligns {
-		pr, reason := p.buildProduct(a, runs, true)
-		if pr == nil {
-			if firstFail == "" {
-				firstFail = reason
+	tried := map[string]bool{}
+	var firstFail, noAlignment string
+	for _, engine := range p.loopEngines() {
+		var aligns []alignment
+		var reason string
+		switch engine {
+		case EngineStatic:
+			aligns = p.correlate(runs, maxAlignments)
+			reason = "no-correlation: no alignment of the co-executions fits"
+		case EngineData:
+			test := p.testCoRuns(ctx)
+			if test == nil {
+				out.Reason = "timeout"
+				return out
 			}
-			continue
+			var ds dataSearch
+			aligns, ds = p.dataAlignments(ctx, runs, test, maxAlignments)
+			out.PredicatesTried += ds.tried
+			reason = ds.reason
+			if debug {
+				fmt.Fprintf(os.Stderr, "eqc: alignment predicates: %d assignments tried, %d alignments: %q %s\n", ds.tried, len(aligns), ds.chosen, ds.reason)
+			}
 		}
-		t0 := time.Now()
-		o := pr.prove(ctx, s, pre)
 		if debug {
-			fmt.Fprintf(os.Stderr, "eqc: alignment %v: %s (%d queries, %v)\n%s", a.specs, o.Reason, o.SMTQueries, time.Since(t0), pr)
-			for _, n := range pr.Nodes {
-				fmt.Fprintf(os.Stderr, "  n%d: %d candidates\n", n.ID, len(n.Candidates))
-				for _, c := range n.Candidates {
-					fmt.Fprintf(os.Stderr, "    cand %s\n", c.Desc)
+			fmt.Fprintf(os.Stderr, "eqc: %s engine after co-execution %v: %d alignments; src %s; dst %s\n", engine, time.Since(t0), len(aligns), runs[0].src.describe(p.Src.TFG), runs[0].dst.describe(p.Dst.TFG))
+		}
+		if len(aligns) == 0 && noAlignment == "" {
+			noAlignment = reason
+		}
+		for _, a := range aligns {
+			key := specsKey(a.specs)
+			if tried[key] {
+				continue
+			}
+			tried[key] = true
+			out.CorrelationsTried++
+			pr, reason := p.buildProduct(a, runs, true)
+			if pr == nil {
+				if firstFail == "" {
+					firstFail = reason
+				}
+				continue
+			}
+			t0 := time.Now()
+			o := pr.prove(ctx, s, pre)
+			if debug {
+				fmt.Fprintf(os.Stderr, "eqc: alignment %v: %s (%d queries, %v)\n%s", a.specs, o.Reason, o.SMTQueries, time.Since(t0), pr)
+				for _, n := range pr.Nodes {
+					fmt.Fprintf(os.Stderr, "  n%d: %d candidates\n", n.ID, len(n.Candidates))
+					for _, c := range n.Candidates {
+						fmt.Fprintf(os.Stderr, "    cand %s\n", c.Desc)
+					}
 				}
 			}
-		}
-		out.SMTQueries += o.SMTQueries
-		if o.Verdict == Equivalent {
-			o.SMTQueries = out.SMTQueries
-			o.Assumptions = assumptions
-			o.Proof = pr.proofFile(assumptions, o.Obligations)
-			return o
-		}
-		if firstFail == "" {
-			firstFail = o.Reason
-			out.ProductNodes, out.ProductEdges = o.ProductNodes, o.ProductEdges
-		}
-		if ctx.Err() != nil {
-			out.Reason = "timeout"
-			return out
+			out.SMTQueries += o.SMTQueries
+			if o.Verdict == Equivalent {
+				o.SMTQueries = out.SMTQueries
+				o.Assumptions = assumptions
+				o.Proof = pr.proofFile(assumptions, o.Obligations)
+				o.Engine, o.PredicatesTried, o.CorrelationsTried = engine, out.PredicatesTried, out.CorrelationsTried
+				return o
+			}
+			if firstFail == "" {
+				firstFail = o.Reason
+				out.ProductNodes, out.ProductEdges = o.ProductNodes, o.ProductEdges
+			}
+			if ctx.Err() != nil {
+				out.Reason = "timeout"
+				return out
+			}
 		}
 	}
 	out.Reason = firstFail
+	if out.Reason == "" {
+		out.Reason = noAlignment
+	}
 	return out
+}
+
+// The loop engines, by name (the CLI's --engine).
+const (
+	EngineStatic = "static"
+	EngineData   = "data"
+	EngineAuto   = "auto"
+)
+
+// loopEngines lists the alignment sources p.Engine asks for, in order.
+//
+// DESIGN.md has auto run the two engines concurrently. Here they share
+// everything but the alignment (co-execution, the product, learning and
+// the obligations), and two products proved at once on a 2-core machine
+// running two checks each take twice as long; so auto tries the
+// correlator's alignments, then the predicates' that differ from them,
+// and the first proof ends the check as a race's winner would.
+func (p *Pair) loopEngines() []string {
+	switch p.Engine {
+	case EngineStatic:
+		return []string{EngineStatic}
+	case EngineData:
+		return []string{EngineData}
+	}
+	return []string{EngineStatic, EngineData}
+}
+
+// testCoRuns are the co-executions the data-driven engine tests its
+// alignments on and learns nothing from (nil when ctx ends first).
+func (p *Pair) testCoRuns(ctx context.Context) []*coRun {
+	runs := make([]*coRun, testRuns)
+	for k := range runs {
+		runs[k] = p.coExecute(coRuns+k, shortRunSteps)
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+	return runs
 }
 
 // loopPrecondition is the precondition with the UB assumptions the loop
@@ -273,6 +342,9 @@ func (p *Pair) buildProduct(a alignment, runs []*coRun, learn bool) (*Product, s
 			pr.Edges = append(pr.Edges, e)
 		}
 	}
+	if reason := pr.staysAcyclic(); reason != "" {
+		return nil, reason
+	}
 	if p.OBVA && p.takesPointer() {
 		pr.taint = pr.computeFrameTaint()
 	}
@@ -280,6 +352,44 @@ func (p *Pair) buildProduct(a alignment, runs []*coRun, learn bool) (*Product, s
 		pr.buildEdge(e)
 	}
 	return pr, ""
+}
+
+// staysAcyclic says why pr has a cycle of edges on which the source stays
+// ("" when it has none). Around such a cycle the target could run
+// forever while the source stands still, and a source that then ends
+// would not be matched: the obligations on edges say nothing about that
+// (PLDI'19 §3.1, obligation 3). The target moves on every edge, so
+// cycles where it stays cannot arise.
+func (pr *Product) staysAcyclic() string {
+	succ := map[int][]int{}
+	for _, e := range pr.Edges {
+		if !e.Infeasible && e.Spec.stays() {
+			succ[e.From] = append(succ[e.From], e.To)
+		}
+	}
+	const (
+		unseen = iota
+		open
+		done
+	)
+	state := map[int]int{}
+	var visit func(n int) bool
+	visit = func(n int) bool {
+		state[n] = open
+		for _, m := range succ[n] {
+			if state[m] == open || state[m] == unseen && !visit(m) {
+				return false
+			}
+		}
+		state[n] = done
+		return true
+	}
+	for _, nd := range pr.Nodes {
+		if n := nd.ID; state[n] == unseen && !visit(n) {
+			return fmt.Sprintf("no-correlation: a cycle through n%d on which the source stays while the target moves", n)
+		}
+	}
+	return ""
 }
 
 // structuralSpec pairs a target edge the runs never took with a source

@@ -75,7 +75,7 @@ func TestLoops(t *testing.T) {
 			}
 			defer ps.Close()
 			req := request(g.cc, g.fn, "base.c", 4*time.Minute)
-			req.UB = g.ub
+			req.UB, req.Engine = g.ub, g.engine
 			res, err := Check(context.Background(), req, ps)
 			if err != nil {
 				t.Error(err)
@@ -94,9 +94,12 @@ func TestLoops(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			t.Logf("%s O0->O3 base.c %s --ub %s: %s (%s) %.1fs, %d queries, %d nodes, %d edges, %d test vectors; proof verified: %s", g.cc, g.fn, g.ub, res.Verdict, res.Reason, res.WallS, res.SMTQueries, res.ProductNodes, res.ProductEdges, res.TestVectors, verified)
+			t.Logf("%s O0->O3 base.c %s --ub %s --engine %s: %s by %s (%s) %.1fs, %d queries, %d nodes, %d edges, %d test vectors, %d predicate assignments; proof verified: %s", g.cc, g.fn, g.ub, g.engine, res.Verdict, res.Engine, res.Reason, res.WallS, res.SMTQueries, res.ProductNodes, res.ProductEdges, res.TestVectors, res.AlignmentPredicatesTried, verified)
 			if res.Verdict != g.want {
-				t.Errorf("%s %s (-O0 vs -O3, --ub %s): %s (%s), want %s", g.cc, g.fn, g.ub, res.Verdict, res.Reason, g.want)
+				t.Errorf("%s %s (-O0 vs -O3, --ub %s --engine %s): %s (%s), want %s", g.cc, g.fn, g.ub, g.engine, res.Verdict, res.Reason, g.want)
+			}
+			if res.Verdict == Equivalent && res.Engine != g.engine {
+				t.Errorf("%s %s: proved by the %s engine, asked for %s", g.cc, g.fn, res.Engine, g.engine)
 			}
 			if res.Verdict == Equivalent && (res.Proof == nil || !v.Verified) {
 				t.Errorf("%s %s: the proof was not verified: %s", g.cc, g.fn, v.Reason)
@@ -121,7 +124,7 @@ func TestLoops(t *testing.T) {
 }
 
 // loopGolden is one line of testdata/loops/expected.txt.
-type loopGolden struct{ cc, fn, want, ub string }
+type loopGolden struct{ cc, fn, want, ub, engine string }
 
 // readLoopGoldens parses expected.txt; every function must be one of funcs.
 func readLoopGoldens(t *testing.T, testdata string, funcs []string) []loopGolden {
@@ -136,12 +139,18 @@ func readLoopGoldens(t *testing.T, testdata string, funcs []string) []loopGolden
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if (len(f) != 3 && len(f) != 4) || !slices.Contains(compilers, f[0]) || !slices.Contains(funcs, f[1]) || (f[2] != Equivalent && f[2] != Unknown && f[2] != NotEquivalent) {
-			t.Fatalf("expected.txt:%d: want COMPILER<tab>FUNCTION<tab>VERDICT[<tab>UB] of base.c: %q", i+1, line)
+		if len(f) < 3 || len(f) > 5 || !slices.Contains(compilers, f[0]) || !slices.Contains(funcs, f[1]) || (f[2] != Equivalent && f[2] != Unknown && f[2] != NotEquivalent) {
+			t.Fatalf("expected.txt:%d: want COMPILER<tab>FUNCTION<tab>VERDICT[<tab>UB[<tab>ENGINE]] of base.c: %q", i+1, line)
 		}
-		g := loopGolden{f[0], f[1], f[2], "none"}
-		if len(f) == 4 {
+		g := loopGolden{f[0], f[1], f[2], "none", EngineStatic}
+		if len(f) >= 4 {
 			g.ub = f[3]
+		}
+		if len(f) == 5 {
+			g.engine = f[4]
+			if g.engine != EngineStatic && g.engine != EngineData {
+				t.Fatalf("expected.txt:%d: engine %q is not %s or %s", i+1, g.engine, EngineStatic, EngineData)
+			}
 		}
 		out = append(out, g)
 	}

@@ -31,6 +31,11 @@ type Pair struct {
 	// OBVA says the UB model lets the loop engine assume that source
 	// accesses not derived from the entry rsp miss the frame (obva.go).
 	OBVA bool
+	// Engine chooses how the loop engine aligns the two functions:
+	// EngineStatic (the correlator), EngineData (alignment predicates) or
+	// EngineAuto ("" too: the correlator's alignments, then the
+	// predicates' that differ from them).
+	Engine string
 
 	mirrorOffs []uint64 // addressOffsets, computed once
 }

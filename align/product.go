@@ -542,7 +542,16 @@ func (pr *Product) pathSets(e *PEdge) {
 	dg, sg := pr.p.Dst.TFG, pr.p.Src.TFG
 	da := anchorSet(dg)
 	e.dst = dg.PathSet(from.Key.dst, e.DstTo, ir.PathOptions{Mu: 1, Through: func(v ir.NodeID) bool { return !da[v] }})
-	if !e.Infeasible {
+	switch {
+	case e.Infeasible:
+	case e.Spec.stays():
+		// The source does not move while the target takes its step; a
+		// spec that says so names the from-node's own source anchor.
+		if e.Spec.to == from.Key.src && e.Spec.mu == 0 {
+			e.src = sg.Stay(from.Key.src)
+		}
+		e.Infeasible = e.src == nil
+	default:
 		e.src = sg.PathSet(from.Key.src, e.Spec.to, ir.PathOptions{Mu: e.Spec.mu, Arrivals: e.Spec.arrivals})
 		e.Infeasible = e.src == nil
 	}
@@ -757,6 +766,10 @@ func (pr *Product) String() string {
 	for _, e := range pr.Edges {
 		if e.Infeasible {
 			fmt.Fprintf(&sb, "edge n%d → dst %#x: infeasible\n", e.From, dg.Nodes[e.DstTo].PC)
+			continue
+		}
+		if e.Spec.stays() {
+			fmt.Fprintf(&sb, "edge n%d → n%d: dst to %#x; src stays\n", e.From, e.To, dg.Nodes[e.DstTo].PC)
 			continue
 		}
 		fmt.Fprintf(&sb, "edge n%d → n%d: dst to %#x; src to %#x, arrival %d, ≤%d loop passes\n", e.From, e.To, dg.Nodes[e.DstTo].PC, sg.Nodes[e.Spec.to].PC, e.Spec.arrivals, e.Spec.mu)

@@ -431,6 +431,11 @@ func (g *TFG) splitShared(c1, c2 Term) (shared, own1, own2 Term) {
 	return shared, own1, own2
 }
 
+// Stay is the empty path at n: condition true, no fault, every state
+// component unchanged. A product edge on which one side does not move
+// takes it (the data-driven engine pairs a target step with it).
+func (g *TFG) Stay(n NodeID) *Edge { return g.identity(n) }
+
 // identity is the empty path at n.
 func (g *TFG) identity(n NodeID) *Edge {
 	return &Edge{ID: -1, From: n, To: n, Cond: g.B.True(), Fault: g.B.False(), Transfer: g.identityTransfer()}

@@ -390,6 +390,7 @@ func makeRow(cfg Config, c Check, out outcome, started time.Time) results.Row {
 		Verdict: out.res.Verdict, Reason: out.res.Reason,
 		WallS: out.res.WallS, SMTQueries: out.res.SMTQueries,
 		ProductNodes: out.res.ProductNodes, ProductEdges: out.res.ProductEdges,
+		AlignmentPredicatesTried: out.res.AlignmentPredicatesTried, CorrelationsTried: out.res.CorrelationsTried,
 		TimeoutS: cfg.Timeout.Seconds(), EQCVersion: cfg.Version, StartedAt: started,
 		SrcFile: c.SrcFile, DstFile: c.DstFile, Variant: c.Variant,
 	}

@@ -50,17 +50,20 @@ func (k Key) compare(o Key) int {
 // workerResult is the JSON object `eqc check --json` prints per function
 // (the fields of align.Result the sweep records).
 type workerResult struct {
-	Function     string          `json:"function"`
-	Verdict      string          `json:"verdict"`
-	Reason       string          `json:"reason"`
-	Engine       string          `json:"engine"`
-	WallS        float64         `json:"wall_s"`
-	SMTQueries   int64           `json:"smt_queries"`
-	ProductNodes int64           `json:"product_nodes"`
-	ProductEdges int64           `json:"product_edges"`
-	Input        json.RawMessage `json:"input,omitempty"`
-	Observed     []string        `json:"observed,omitempty"`
-	Proof        string          `json:"proof,omitempty"` // the proof file written (--proof)
+	Function     string  `json:"function"`
+	Verdict      string  `json:"verdict"`
+	Reason       string  `json:"reason"`
+	Engine       string  `json:"engine"`
+	WallS        float64 `json:"wall_s"`
+	SMTQueries   int64   `json:"smt_queries"`
+	ProductNodes int64   `json:"product_nodes"`
+	ProductEdges int64   `json:"product_edges"`
+	// The loop engines' search effort (align.Result).
+	AlignmentPredicatesTried int64           `json:"alignment_predicates_tried,omitempty"`
+	CorrelationsTried        int64           `json:"correlations_tried,omitempty"`
+	Input                    json.RawMessage `json:"input,omitempty"`
+	Observed                 []string        `json:"observed,omitempty"`
+	Proof                    string          `json:"proof,omitempty"` // the proof file written (--proof)
 }
 
 // verifierResult is the JSON object `eqc proof verify --json` prints.

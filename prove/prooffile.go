@@ -146,7 +146,9 @@ type ProofEdge struct {
 
 // PathSpec is a source path set: from the from-node's source anchor to
 // anchor To, ending at its Arrivals-th arrival there, going around loops
-// at most Mu times.
+// at most Mu times. Arrivals 0 is the empty path: To is then the
+// from-node's own source anchor and Mu is 0 (the source stays while the
+// target takes its step).
 type PathSpec struct {
 	To       Anchor `json:"to"`
 	Arrivals int    `json:"arrivals"`
@@ -259,8 +261,11 @@ func (pf *ProofFile) Validate() error {
 		if e.SrcPath == nil {
 			return bad("edge %d: a paired edge needs src_path (or infeasible)", i)
 		}
-		if e.SrcPath.To.Kind == "" || e.SrcPath.Arrivals < 1 || e.SrcPath.Mu < 0 {
-			return bad("edge %d: src_path needs an anchor, arrivals ≥ 1 and mu ≥ 0", i)
+		if e.SrcPath.To.Kind == "" || e.SrcPath.Arrivals < 0 || e.SrcPath.Mu < 0 {
+			return bad("edge %d: src_path needs an anchor, arrivals ≥ 0 and mu ≥ 0", i)
+		}
+		if e.SrcPath.Arrivals == 0 && (e.SrcPath.Mu != 0 || e.SrcPath.To != nodes[e.From].Src) {
+			return bad("edge %d: an empty src_path (arrivals 0) stays at the from-node's source anchor, with mu 0", i)
 		}
 	}
 	return nil

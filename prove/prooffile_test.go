@@ -67,6 +67,24 @@ func TestProofFileRoundTrip(t *testing.T) {
 	}
 }
 
+// An empty source path (the data-driven engine's: the source stays while
+// the target steps) is valid at the from-node's own source anchor.
+func TestProofFileEmptySourcePath(t *testing.T) {
+	pf := sampleProof()
+	pf.Product.Edges[1].SrcPath.Arrivals, pf.Product.Edges[1].SrcPath.Mu = 0, 0
+	var buf bytes.Buffer
+	if err := EncodeProof(&buf, pf); err != nil {
+		t.Fatalf("EncodeProof: %v", err)
+	}
+	back, err := DecodeProof(&buf)
+	if err != nil {
+		t.Fatalf("DecodeProof: %v", err)
+	}
+	if got := back.Product.Edges[1].SrcPath; got.Arrivals != 0 || got.To != pf.Product.Edges[1].SrcPath.To {
+		t.Errorf("round trip gave %+v", got)
+	}
+}
+
 func TestProofFileRejectsMalformed(t *testing.T) {
 	valid := func() string {
 		var buf bytes.Buffer
@@ -98,7 +116,9 @@ func TestProofFileRejectsMalformed(t *testing.T) {
 		{name: "edge from nowhere", edit: func(pf *ProofFile) { pf.Product.Edges[0].From = -1 }, want: "from-node -1"},
 		{name: "paired without path", edit: func(pf *ProofFile) { pf.Product.Edges[0].SrcPath = nil }, want: "src_path"},
 		{name: "infeasible with path", edit: func(pf *ProofFile) { pf.Product.Edges[0].Infeasible = true }, want: "infeasible edge"},
-		{name: "zero arrivals", edit: func(pf *ProofFile) { pf.Product.Edges[1].SrcPath.Arrivals = 0 }, want: "arrivals"},
+		{name: "zero arrivals with loop passes", edit: func(pf *ProofFile) { pf.Product.Edges[1].SrcPath.Arrivals = 0 }, want: "empty src_path"},
+		{name: "negative arrivals", edit: func(pf *ProofFile) { pf.Product.Edges[1].SrcPath.Arrivals = -1 }, want: "arrivals ≥ 0"},
+		{name: "empty path elsewhere", edit: func(pf *ProofFile) { pf.Product.Edges[2].SrcPath.Arrivals, pf.Product.Edges[2].SrcPath.Mu = 0, 0 }, want: "empty src_path"},
 		{name: "bad definition", edit: func(pf *ProofFile) { pf.Product.Nodes[1].Defined = []string{"rbp"} }, want: "name = term"},
 		{name: "invariant not an S-expression", edit: func(pf *ProofFile) { pf.Product.Nodes[1].Invariants[0] = "(bvult x" }, want: "invariant"},
 	} {

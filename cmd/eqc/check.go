@@ -51,9 +51,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch *engine {
-	case "static", "auto":
-	case "data":
-		return usage("the data-driven engine is not built yet; use --engine static")
+	case align.EngineStatic, align.EngineData, align.EngineAuto:
 	default:
 		return usage("unknown engine %q (want static, data or auto)", *engine)
 	}
@@ -115,7 +113,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, pr := range pairs {
 		res, err := align.Check(context.Background(), align.Request{
-			SrcPath: srcPath, SrcFunc: pr.src, DstPath: dstPath, DstFunc: pr.dst, UB: *ubModel, Timeout: *timeout, Context: contexts}, s)
+			SrcPath: srcPath, SrcFunc: pr.src, DstPath: dstPath, DstFunc: pr.dst, UB: *ubModel, Engine: *engine, Timeout: *timeout, Context: contexts}, s)
 		if err != nil {
 			fmt.Fprintf(stderr, "eqc check: %v\n", err)
 			worse(exitBadInput)

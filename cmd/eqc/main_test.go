@@ -180,7 +180,7 @@ func TestCheckExitCodes(t *testing.T) {
 	if code, out, _ := eqc("check", "--json", o0, bad); code != exitUnknown {
 		t.Errorf("mutant with --ub all: exit %d, out %s; want 2", code, out)
 	}
-	for _, args := range [][]string{{"--engine", "data", o0, o3}, {"--proof", "/dev/null/proofs", o0, o3}, {"--ub", "bogus", o0, o3}, {o0}} {
+	for _, args := range [][]string{{"--engine", "magic", o0, o3}, {"--proof", "/dev/null/proofs", o0, o3}, {"--ub", "bogus", o0, o3}, {o0}} {
 		if code, _, _ := eqc(append([]string{"check"}, args...)...); code != exitUsage {
 			t.Errorf("check %v: exit %d, want 64", args, code)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"eqc/align"
 	"errors"
 	"flag"
 	"fmt"
@@ -62,9 +63,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch *engine {
-	case "static", "auto":
-	case "data":
-		return usage("the data-driven engine is not built yet; use --engine static or auto")
+	case align.EngineStatic, align.EngineData, align.EngineAuto:
 	default:
 		return usage("unknown engine %q (want static, data or auto)", *engine)
 	}

@@ -1,0 +1,642 @@
+package align
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"eqc/ir"
+	"eqc/x86"
+)
+
+// The data-driven engine's alignment (PLDI'19 §4.1–4.3 and §4.6). Instead
+// of pairing each target step with the source position where the two
+// memories agree (correlate.go), it guesses alignment predicates
+//
+//	cs·vs − cd·vd − e = k
+//
+// with vs a source variable and vd a target variable (a general register
+// or a stack slot), cs, cd ∈ {1, 2, 4, 8, 16} and one of them 1, e 0 or a
+// value fixed for the run (an argument's entry value, a global's
+// address), and k a constant every run agrees on, and aligns every target arrival at a loop anchor with the first
+// source arrival from the last aligned one on where the predicate holds.
+// The source may stay where it is (the target leaves a peeled or an
+// alignment loop for its main loop while the source is mid-loop).
+//
+// Beyond the paper (as the Counter paper, §2, shows is needed): one
+// predicate per target loop anchor, since a vector loop and its scalar
+// tail keep the index in different registers. The paper has e = 0 only:
+// its test inputs put arrays at fixed addresses, ours place them apart
+// per run, so a pointer compares with an index only relative to the
+// argument or global it started from.
+//
+// An aligned pair of consecutive target arrivals gives a product edge
+// and its source path set (the anchor, which arrival, how many loop
+// passes). A predicate whose runs give one edge two different path sets
+// is rejected (the PAA would need two transitions whose conditions the
+// path sets cannot tell apart), and so is one whose path sets do not
+// accept the test runs, co-executions learned nothing from (§4.3). What
+// survives is an alignment like the static correlator's, and goes through
+// the same product, learning and proof: the runs only suggest.
+//
+// Heap equality is part of every predicate (the paper's first round):
+// walk compares the memories along each path set's first uses.
+
+// Bounds of the predicate search.
+const (
+	testRuns         = 4    // co-executions kept out of learning, for testing PAAs
+	maxKSourceVisits = 4000 // source arrivals a run offers values of k from
+	maxPerAnchor     = 24   // predicates kept per target loop anchor
+	maxAssignments   = 600  // predicate assignments aligned before giving up
+	maxProbes        = 400  // candidate predicates probed per anchor
+)
+
+var predicateCoefficients = [][2]uint64{{1, 1}, {1, 2}, {1, 4}, {1, 8}, {1, 16}, {2, 1}, {4, 1}, {8, 1}, {16, 1}}
+
+// alignVar is a variable an alignment predicate names: a general register
+// or, when slot.size > 0, a stack slot at an offset from the entry rsp.
+type alignVar struct {
+	reg  int
+	slot slot
+}
+
+func (v alignVar) value(st []ir.Value, rsp0 uint64) uint64 {
+	if v.slot.size > 0 {
+		return readSlot(st[x86.StateMem].Mem(), rsp0, v.slot)
+	}
+	return st[x86.StateGPR0+v.reg].BV().Uint64()
+}
+
+func (v alignVar) String() string {
+	if v.slot.size > 0 {
+		return v.slot.String()
+	}
+	return x86.GPRNames[v.reg]
+}
+
+// predicate is one alignment predicate: cs·src − cd·dst ± base = k, where
+// base is 0 (base.name == "") or a value fixed for the run: an argument
+// register's value at the entry, or a global's address (added when the
+// target's side holds the pointer, subtracted when the source's does).
+type predicate struct {
+	src, dst alignVar
+	cs, cd   uint64
+	base     predicateBase
+	k        uint64
+	runs     int // runs in which the probe aligned it
+}
+
+// predicateBase is a value fixed for a run that a pointer is compared
+// relative to: an argument register at the entry (reg ≥ 0) or a global's
+// address (global, a "&name" variable); plus says it is added.
+type predicateBase struct {
+	name   string
+	reg    int
+	global string
+	plus   bool
+}
+
+func (b predicateBase) value(cr *coRun) uint64 {
+	var v uint64
+	switch {
+	case b.name == "":
+		return 0
+	case b.global != "":
+		v = cr.env.globals[b.global]
+	default:
+		v = cr.entry[x86.StateGPR0+b.reg].BV().Uint64()
+	}
+	if b.plus {
+		return v
+	}
+	return -v
+}
+
+// predicateBases are the bases a predicate may subtract: none, the
+// argument registers that carry parameters, the globals the pair names.
+func (p *Pair) predicateBases() []predicateBase {
+	out := []predicateBase{{}}
+	_, nparams := p.narrowArgs()
+	for _, plus := range []bool{true, false} {
+		for _, r := range x86.CalleeArgRegs[:min(nparams, len(x86.CalleeArgRegs))] {
+			out = append(out, predicateBase{name: "entry." + x86.GPRNames[r], reg: r, plus: plus})
+		}
+		for _, g := range p.globalVars() {
+			name := p.B.VarName(g)
+			out = append(out, predicateBase{name: name, reg: -1, global: name, plus: plus})
+		}
+	}
+	return out
+}
+
+func (pd *predicate) value(cr *coRun, s, d []ir.Value) uint64 {
+	return pd.cs*pd.src.value(s, cr.rsp0) - pd.cd*pd.dst.value(d, cr.rsp0) + pd.base.value(cr)
+}
+
+// holdsAt reports whether pd holds between source arrival i and target
+// arrival j of cr, from the values cached per run.
+func (pd *predicate) holdsAt(cr *coRun, i, j int) bool {
+	return pd.cs*cr.varValues(0, pd.src)[i]-pd.cd*cr.varValues(1, pd.dst)[j]+pd.base.value(cr) == pd.k
+}
+
+// varValues is v's value at every arrival of one side of cr (0 the
+// source, 1 the target), computed once: the search asks for them
+// thousands of times, and a stack slot is a read of a long store chain.
+func (cr *coRun) varValues(side int, v alignVar) []uint64 {
+	key := valuesKey{side, v}
+	if vals, ok := cr.values[key]; ok {
+		return vals
+	}
+	r := cr.src
+	if side == 1 {
+		r = cr.dst
+	}
+	vals := make([]uint64, len(r.visits))
+	for i, vis := range r.visits {
+		vals[i] = v.value(vis.state, cr.rsp0)
+	}
+	if cr.values == nil {
+		cr.values = map[valuesKey][]uint64{}
+	}
+	cr.values[key] = vals
+	return vals
+}
+
+// valuesKey names a cached column of variable values: a side and a
+// variable.
+type valuesKey struct {
+	side int
+	v    alignVar
+}
+
+func (pd *predicate) String() string {
+	term := func(c uint64, v alignVar) string {
+		if c == 1 {
+			return v.String()
+		}
+		return fmt.Sprintf("%d·%s", c, v)
+	}
+	s := "src." + term(pd.cs, pd.src) + " − dst." + term(pd.cd, pd.dst)
+	switch {
+	case pd.base.name == "":
+	case pd.base.plus:
+		s += " + " + pd.base.name
+	default:
+		s += " − " + pd.base.name
+	}
+	return s + fmt.Sprintf(" = %d", int64(pd.k))
+}
+
+// cost orders predicates of one k: the paper's form (no base, unit
+// coefficients) first.
+func (pd *predicate) cost() int {
+	c := 0
+	if pd.base.name != "" {
+		c += 2
+	}
+	if pd.cs != 1 || pd.cd != 1 {
+		c++
+	}
+	return c
+}
+
+// dataSearch is what the predicate search reports besides its alignments.
+type dataSearch struct {
+	tried  int    // predicate assignments aligned
+	reason string // why no alignment came out, when none did
+	// chosen names, per alignment returned, its predicates.
+	chosen []string
+}
+
+// dataAlignments searches for up to limit alignments by alignment
+// predicates over the training runs, each accepted by the test runs.
+func (p *Pair) dataAlignments(ctx context.Context, train, test []*coRun, limit int) ([]alignment, dataSearch) {
+	var ds dataSearch
+	sg, dg := p.Src.TFG, p.Dst.TFG
+	// The target's loop anchors the runs reach, in address order.
+	seen := map[ir.NodeID]bool{}
+	for _, cr := range train {
+		for _, v := range cr.dst.visits[1:] {
+			if !isEnd(dg, v.node) {
+				seen[v.node] = true
+			}
+		}
+	}
+	var anchors []ir.NodeID
+	for a := range seen {
+		anchors = append(anchors, a)
+	}
+	sort.Slice(anchors, func(i, j int) bool { return dg.Nodes[anchors[i]].PC < dg.Nodes[anchors[j]].PC })
+	if len(anchors) == 0 {
+		ds.reason = "too-few-vectors: no run reaches a loop of the target"
+		return nil, ds
+	}
+	srcVars := p.changingVars(train, 0, sg, nil)
+	bases := p.predicateBases()
+	choices := make([][]*predicate, len(anchors))
+	index := map[ir.NodeID]int{}
+	for i, a := range anchors {
+		index[a] = i
+		choices[i] = p.anchorPredicates(train, a, srcVars, bases)
+		if debug {
+			for _, pd := range choices[i] {
+				fmt.Fprintf(os.Stderr, "eqc: predicate at %#x: %s (%d runs)\n", dg.Nodes[a].PC, pd, pd.runs)
+			}
+		}
+		if len(choices[i]) == 0 {
+			ds.reason = fmt.Sprintf("no-alignment-predicate: no predicate holds at the target's loop at %#x with a k two runs agree on", dg.Nodes[a].PC)
+			return nil, ds
+		}
+		if ctx.Err() != nil {
+			ds.reason = "timeout"
+			return nil, ds
+		}
+	}
+	// Coordinate search over one predicate per anchor: an alignment that
+	// fails blames the anchor whose predicate placed the failing pair,
+	// and that anchor moves to its next predicate.
+	pick := make([]int, len(anchors))
+	var out []alignment
+	done := map[string]bool{}
+	firstFail := ""
+	for ds.tried < maxAssignments && len(out) < limit && ctx.Err() == nil {
+		ds.tried++
+		preds := map[ir.NodeID]*predicate{}
+		for i, a := range anchors {
+			preds[a] = choices[i][pick[i]]
+		}
+		specs, blame, why := p.predicateSpecs(train, preds)
+		if specs != nil {
+			a, why2 := p.testAlignment(specs, train, test)
+			if why2 == "" {
+				key := specsKey(specs)
+				if !done[key] {
+					done[key] = true
+					out = append(out, a)
+					var names []string
+					for i, an := range anchors {
+						names = append(names, fmt.Sprintf("%#x: %s", dg.Nodes[an].PC, choices[i][pick[i]]))
+					}
+					ds.chosen = append(ds.chosen, strings.Join(names, "; "))
+				}
+				blame = anchors[len(anchors)-1] // look for another
+			} else {
+				why = why2
+				blame = anchors[len(anchors)-1]
+			}
+		}
+		if firstFail == "" && why != "" {
+			firstFail = why
+		}
+		i, ok := index[blame]
+		if !ok {
+			i = len(anchors) - 1
+		}
+		// Advance the blamed anchor; when it has no predicate left, the
+		// ones before it (whose choice may be what misplaced it) go on.
+		for i >= 0 && pick[i]+1 >= len(choices[i]) {
+			pick[i] = 0
+			i--
+		}
+		if i < 0 {
+			break
+		}
+		pick[i]++
+	}
+	if len(out) == 0 {
+		switch {
+		case ctx.Err() != nil:
+			ds.reason = "timeout"
+		case firstFail != "":
+			ds.reason = firstFail
+		default:
+			ds.reason = "no-alignment-predicate: every assignment of predicates to the target's loops failed"
+		}
+	}
+	return out, ds
+}
+
+// changingVars lists the variables of one side (general registers but
+// rsp, where live, and stack slots) whose value differs between two arrivals at one
+// of its loop anchors (at *only, when only is not nil) in some run: a
+// predicate over a variable a loop does not change cannot tell its passes
+// apart.
+func (p *Pair) changingVars(runs []*coRun, side int, g *ir.TFG, only *ir.NodeID) []alignVar {
+	var sr []*run
+	for _, cr := range runs {
+		if side == 0 {
+			sr = append(sr, cr.src)
+		} else {
+			sr = append(sr, cr.dst)
+		}
+	}
+	var all []alignVar
+	for r := range x86.GPRNames {
+		if r != x86.RSP {
+			all = append(all, alignVar{reg: r})
+		}
+	}
+	for _, s := range slotsOf(sr) {
+		if s.size <= 8 {
+			all = append(all, alignVar{reg: -1, slot: s})
+		}
+	}
+	// A register is a variable only where it is live: at -O0 a loop head
+	// holds the last pass's temporaries, one pass stale.
+	live := liveAt(g, p.exitLive())
+	var out []alignVar
+	for _, v := range all {
+		changes := false
+		for k, r := range sr {
+			first := map[ir.NodeID]uint64{}
+			for _, vis := range r.visits[1:] {
+				if isEnd(g, vis.node) || only != nil && vis.node != *only {
+					continue
+				}
+				if v.slot.size == 0 && !live[vis.node][x86.StateGPR0+v.reg] {
+					continue
+				}
+				x := v.value(vis.state, runs[k].rsp0)
+				if f, ok := first[vis.node]; !ok {
+					first[vis.node] = x
+				} else if f != x {
+					changes = true
+					break
+				}
+			}
+			if changes {
+				break
+			}
+		}
+		if changes {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// anchorPredicates lists the predicates for the target's loop anchor a,
+// best first. For each pair of changing variables, coefficients and base,
+// the first arrival at a offers the values of k it gives with every
+// source arrival at a loop anchor; a k that every run reaching a offers
+// (at least two) is a candidate. Candidates are probed smallest |k| first
+// (then the paper's form: no base, unit coefficients): a candidate passes
+// when in every short run reaching a each arrival there meets a later
+// source arrival where it holds (and, at the first few, the memories
+// agree).
+func (p *Pair) anchorPredicates(runs []*coRun, a ir.NodeID, srcVars []alignVar, bases []predicateBase) []*predicate {
+	sg := p.Src.TFG
+	dstVars := p.changingVars(runs, 1, p.Dst.TFG, &a)
+	// The first arrival at a of each run reaching it, and the source
+	// arrivals (at loop anchors, up to maxKSourceVisits) that may pair
+	// with it.
+	type firstVisit struct {
+		cr  *coRun
+		j   int
+		src []int
+	}
+	var firsts []firstVisit
+	var reaching []*coRun
+	for k, cr := range runs {
+		for j, v := range cr.dst.visits {
+			if v.node != a {
+				continue
+			}
+			fv := firstVisit{cr: cr, j: j}
+			for i, sv := range cr.src.visits {
+				if i == 0 || isEnd(sg, sv.node) {
+					continue
+				}
+				if len(fv.src) >= maxKSourceVisits {
+					break
+				}
+				fv.src = append(fv.src, i)
+			}
+			firsts = append(firsts, fv)
+			// The long first run only offers k: probing along its tens of
+			// thousands of arrivals would cost more than it tells.
+			if k > 0 || len(runs) < 3 {
+				reaching = append(reaching, cr)
+			}
+			break
+		}
+	}
+	if len(firsts) < 2 {
+		return nil
+	}
+	var cands []*predicate
+	for _, vs := range srcVars {
+		for _, vd := range dstVars {
+			for _, c := range predicateCoefficients {
+				for _, base := range bases {
+					pd0 := &predicate{src: vs, dst: vd, cs: c[0], cd: c[1], base: base}
+					var common map[uint64]bool
+					for _, fv := range firsts {
+						ks := map[uint64]bool{}
+						sv := fv.cr.varValues(0, vs)
+						rest := -pd0.cd*fv.cr.varValues(1, vd)[fv.j] + base.value(fv.cr)
+						for _, i := range fv.src {
+							if k := pd0.cs*sv[i] + rest; common == nil || common[k] {
+								ks[k] = true
+							}
+						}
+						common = ks
+						if len(common) == 0 {
+							break
+						}
+					}
+					for k := range common {
+						pd := *pd0
+						pd.k = k
+						cands = append(cands, &pd)
+					}
+				}
+			}
+		}
+	}
+	abs := func(k uint64) uint64 {
+		if int64(k) < 0 {
+			return -k
+		}
+		return k
+	}
+	// A large k is a coincidence of addresses more often than an offset
+	// between indices: small ones first.
+	small := func(pd *predicate) bool { return abs(pd.k) <= 1<<12 }
+	sort.Slice(cands, func(i, j int) bool {
+		x, y := cands[i], cands[j]
+		if small(x) != small(y) {
+			return small(x)
+		}
+		if abs(x.k) != abs(y.k) {
+			return abs(x.k) < abs(y.k)
+		}
+		if x.cost() != y.cost() {
+			return x.cost() < y.cost()
+		}
+		return x.String() < y.String()
+	})
+	var out []*predicate
+	for n, pd := range cands {
+		if len(out) >= maxPerAnchor || n >= maxProbes {
+			break
+		}
+		if p.probe(reaching, a, pd) {
+			pd.runs = len(reaching)
+			out = append(out, pd)
+		}
+	}
+	return out
+}
+
+// probe reports whether pd aligns, in every run, each arrival at the
+// target's anchor a with a source arrival no earlier than the last one's
+// (the first at a loop anchor where pd holds and memories agree; after
+// the first, within maxLook source arrivals), up to where a run's source
+// side was cut short.
+func (p *Pair) probe(runs []*coRun, a ir.NodeID, pd *predicate) bool {
+	for _, cr := range runs {
+		S, D := cr.src.visits, cr.dst.visits
+		si, limit, arrivals := 1, maxKSourceVisits, 0
+		for j := 1; j < len(D); j++ {
+			if D[j].node != a {
+				continue
+			}
+			arrivals++
+			next := p.matchFrom(cr, pd, si, j, limit, arrivals <= heapChecksEach*4)
+			if next < 0 {
+				if !cr.src.ended && si+maxLook >= len(S) {
+					break
+				}
+				return false
+			}
+			si, limit = next, next+maxLook+1
+		}
+	}
+	return true
+}
+
+// matchFrom is the first source arrival from si on (before limit) at an
+// anchor compatible with the target's arrival j where pd holds and the
+// memories agree outside the stack, or -1. It stops at the source's end.
+func (p *Pair) matchFrom(cr *coRun, pd *predicate, si, j, limit int, heap bool) int {
+	sg, dg := p.Src.TFG, p.Dst.TFG
+	S, D := cr.src.visits, cr.dst.visits
+	dn := dg.Nodes[D[j].node]
+	for i := max(si, 1); i < len(S) && i < limit; i++ {
+		if isEnd(sg, S[i].node) {
+			return -1
+		}
+		if compatible(sg.Nodes[S[i].node], dn) && pd.holdsAt(cr, i, j) &&
+			(!heap || heapEqual(S[i].state[x86.StateMem].Mem(), D[j].state[x86.StateMem].Mem(), cr.rsp0)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// predicateSpecs aligns every training run by preds (one per target loop
+// anchor) and turns consecutive aligned pairs into source path sets. On
+// failure it returns the target anchor to blame and why.
+func (p *Pair) predicateSpecs(runs []*coRun, preds map[ir.NodeID]*predicate) (map[edgeKey]srcSpec, ir.NodeID, string) {
+	sg, dg := p.Src.TFG, p.Dst.TFG
+	specs := map[edgeKey]srcSpec{}
+	for k, cr := range runs {
+		S, D := cr.src.visits, cr.dst.visits
+		si := 0
+		// Memories are compared at the first few arrivals per anchor (as
+		// walk compares them along each path set's first uses): later
+		// ones are as many comparisons of large memories.
+		uses := map[ir.NodeID]int{}
+		for j := 1; j < len(D); j++ {
+			dn := D[j].node
+			next := -1
+			if isEnd(dg, dn) {
+				if !cr.src.ended {
+					break // cut short: nothing more to align
+				}
+				next = len(S) - 1
+				if !compatible(sg.Nodes[S[next].node], dg.Nodes[dn]) {
+					return nil, D[j-1].node, fmt.Sprintf("no-alignment-predicate: run %d ends differently on the two sides", k)
+				}
+			} else {
+				pd := preds[dn]
+				uses[dn]++
+				next = p.matchFrom(cr, pd, si, j, si+maxLook+1, uses[dn] <= heapChecksEach)
+				if next < 0 {
+					if !cr.src.ended && si+maxLook >= len(S) {
+						break // the source run was cut short
+					}
+					return nil, dn, fmt.Sprintf("no-alignment-predicate: %s holds at no source arrival for the target's arrival %d at %#x in run %d", pd, j, dg.Nodes[dn].PC, k)
+				}
+			}
+			ek := edgeKey{nodeKey{S[si].node, D[j-1].node}, dn}
+			sp := srcSpec{to: S[next].node}
+			if next > si {
+				for q := si + 1; q <= next; q++ {
+					if S[q].node == sp.to {
+						sp.arrivals++
+					}
+				}
+				sp.mu = S[next].retreats - S[si].retreats
+			}
+			// The predicate that placed the pair: dn's, or at the end the
+			// last loop's (which placed the source where it went on from).
+			blame := dn
+			if isEnd(dg, dn) {
+				blame = D[j-1].node
+			}
+			if sp.mu > maxUnroll {
+				return nil, blame, fmt.Sprintf("no-alignment-predicate: a source path set of %d loop passes", sp.mu)
+			}
+			if old, ok := specs[ek]; ok {
+				if old.to != sp.to || old.arrivals != sp.arrivals {
+					return nil, blame, fmt.Sprintf("predicate-overfits: the target's step from %#x to %#x pairs with two source path sets", dg.Nodes[D[j-1].node].PC, dg.Nodes[dn].PC)
+				}
+				sp.mu = max(sp.mu, old.mu)
+			}
+			specs[ek] = sp
+			si = next
+			if isEnd(dg, dn) {
+				break
+			}
+		}
+	}
+	return specs, ir.NoNode, ""
+}
+
+// testAlignment walks the training runs under specs, which gives the
+// aligned pairs learning uses (as the proof checker will walk them), and
+// then the test runs (§4.3: a PAA that does not accept them overfits).
+func (p *Pair) testAlignment(specs map[edgeKey]srcSpec, train, test []*coRun) (alignment, string) {
+	a := alignment{specs: specs}
+	for k, cr := range append(append([]*coRun{}, train...), test...) {
+		pairs, missing, _, ok := p.walk(cr, specs)
+		if !ok || missing != nil {
+			what := "test"
+			if k < len(train) {
+				what = "training"
+			}
+			if !ok {
+				return alignment{}, fmt.Sprintf("predicate-overfits: %s run %d contradicts the alignment (memories differ, or a path set does not fit)", what, k)
+			}
+			return alignment{}, fmt.Sprintf("predicate-overfits: the alignment pairs nothing with a target step of %s run %d", what, k)
+		}
+		if k < len(train) {
+			a.pairs = append(a.pairs, pairs)
+		}
+	}
+	return a, ""
+}
+
+// specsKey names an alignment's specs, for telling alignments apart.
+func specsKey(specs map[edgeKey]srcSpec) string {
+	var parts []string
+	for k, sp := range specs {
+		parts = append(parts, fmt.Sprintf("%d/%d/%d:%d/%d/%d", k.from.src, k.from.dst, k.dstTo, sp.to, sp.arrivals, sp.mu))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
