@@ -131,14 +131,16 @@ func (p *Pair) predicateBases() []predicateBase {
 	return out
 }
 
-func (pd *predicate) value(cr *coRun, s, d []ir.Value) uint64 {
-	return pd.cs*pd.src.value(s, cr.rsp0) - pd.cd*pd.dst.value(d, cr.rsp0) + pd.base.value(cr)
+// eval is the predicate's left side for a source value sv and a target
+// value dv in run cr.
+func (pd *predicate) eval(cr *coRun, sv, dv uint64) uint64 {
+	return pd.cs*sv - pd.cd*dv + pd.base.value(cr)
 }
 
 // holdsAt reports whether pd holds between source arrival i and target
 // arrival j of cr, from the values cached per run.
 func (pd *predicate) holdsAt(cr *coRun, i, j int) bool {
-	return pd.cs*cr.varValues(0, pd.src)[i]-pd.cd*cr.varValues(1, pd.dst)[j]+pd.base.value(cr) == pd.k
+	return pd.eval(cr, cr.varValues(0, pd.src)[i], cr.varValues(1, pd.dst)[j]) == pd.k
 }
 
 // varValues is v's value at every arrival of one side of cr (0 the
@@ -351,14 +353,15 @@ func (p *Pair) changingVars(runs []*coRun, side int, g *ir.TFG, only *ir.NodeID)
 		changes := false
 		for k, r := range sr {
 			first := map[ir.NodeID]uint64{}
-			for _, vis := range r.visits[1:] {
-				if isEnd(g, vis.node) || only != nil && vis.node != *only {
+			vals := runs[k].varValues(side, v)
+			for i, vis := range r.visits {
+				if i == 0 || isEnd(g, vis.node) || only != nil && vis.node != *only {
 					continue
 				}
 				if v.slot.size == 0 && !live[vis.node][x86.StateGPR0+v.reg] {
 					continue
 				}
-				x := v.value(vis.state, runs[k].rsp0)
+				x := vals[i]
 				if f, ok := first[vis.node]; !ok {
 					first[vis.node] = x
 				} else if f != x {
@@ -436,9 +439,9 @@ func (p *Pair) anchorPredicates(runs []*coRun, a ir.NodeID, srcVars []alignVar, 
 					for _, fv := range firsts {
 						ks := map[uint64]bool{}
 						sv := fv.cr.varValues(0, vs)
-						rest := -pd0.cd*fv.cr.varValues(1, vd)[fv.j] + base.value(fv.cr)
+						dv := fv.cr.varValues(1, vd)[fv.j]
 						for _, i := range fv.src {
-							if k := pd0.cs*sv[i] + rest; common == nil || common[k] {
+							if k := pd0.eval(fv.cr, sv[i], dv); common == nil || common[k] {
 								ks[k] = true
 							}
 						}

@@ -74,7 +74,7 @@ func TestPredicateValue(t *testing.T) {
 		if pd.src.reg == x86.RAX { // the source holds the pointer
 			s, d = dst, src
 		}
-		got := pd.value(cr, s, d)
+		got := pd.eval(cr, pd.src.value(s, 0), pd.dst.value(d, 0))
 		pd.k = got
 		if got != tc.want || pd.String() != tc.text {
 			t.Errorf("%s: value %#x, want %#x; text %q, want %q", &pd, got, tc.want, pd.String(), tc.text)
