@@ -292,6 +292,9 @@ func (p *Pair) dataAlignments(ctx context.Context, train, test []*coRun, limit i
 		if firstFail == "" && why != "" {
 			firstFail = why
 		}
+		if debug && why != "" && ds.tried <= 12 {
+			fmt.Fprintf(os.Stderr, "eqc: predicate assignment %v: %s\n", pick, why)
+		}
 		i, ok := index[blame]
 		if !ok {
 			i = len(anchors) - 1
@@ -617,6 +620,12 @@ func (p *Pair) testAlignment(specs map[edgeKey]srcSpec, train, test []*coRun) (a
 	a := alignment{specs: specs}
 	for k, cr := range append(append([]*coRun{}, train...), test...) {
 		pairs, missing, _, ok := p.walk(cr, specs)
+		if ok && missing != nil && k >= len(train) && p.Dst.TFG.Nodes[missing.dstTo].Kind == ir.NodeExit {
+			// A test run leaves for the exit from where no training run
+			// did: buildProduct pairs such an edge with the source's way
+			// to its exit (structuralSpec), and the solver judges it.
+			continue
+		}
 		if !ok || missing != nil {
 			what := "test"
 			if k < len(train) {
@@ -625,7 +634,8 @@ func (p *Pair) testAlignment(specs map[edgeKey]srcSpec, train, test []*coRun) (a
 			if !ok {
 				return alignment{}, fmt.Sprintf("predicate-overfits: %s run %d contradicts the alignment (memories differ, or a path set does not fit)", what, k)
 			}
-			return alignment{}, fmt.Sprintf("predicate-overfits: the alignment pairs nothing with a target step of %s run %d", what, k)
+			dg := p.Dst.TFG
+			return alignment{}, fmt.Sprintf("predicate-overfits: the alignment pairs nothing with the target's step from %#x to %#x in %s run %d", dg.Nodes[missing.from.dst].PC, dg.Nodes[missing.dstTo].PC, what, k)
 		}
 		if k < len(train) {
 			a.pairs = append(a.pairs, pairs)
