@@ -112,7 +112,8 @@
 //     the same kind of alignment another way: alignment predicates
 //     cs·vs − cd·vd ± base = k (one per target loop anchor) pair each
 //     target arrival with the first later source arrival where the
-//     predicate holds and the memories agree; consecutive pairs give each
+//     predicate holds (and, at the first few arrivals at each anchor, the
+//     memories agree); consecutive pairs give each
 //     product edge its source path set, which may be empty (the source
 //     stays while the target steps; buildProduct refuses a cycle of such
 //     edges). An alignment whose runs give one edge two path sets, or that

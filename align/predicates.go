@@ -85,7 +85,6 @@ type predicate struct {
 	cs, cd   uint64
 	base     predicateBase
 	k        uint64
-	runs     int // runs in which the probe aligned it
 }
 
 // predicateBase is a value fixed for a run that a pointer is compared
@@ -244,11 +243,11 @@ func (p *Pair) dataAlignments(ctx context.Context, train, test []*coRun, limit i
 		choices[i] = p.anchorPredicates(train, a, srcVars, bases)
 		if debug {
 			for _, pd := range choices[i] {
-				fmt.Fprintf(os.Stderr, "eqc: predicate at %#x: %s (%d runs)\n", dg.Nodes[a].PC, pd, pd.runs)
+				fmt.Fprintf(os.Stderr, "eqc: predicate at %#x: %s\n", dg.Nodes[a].PC, pd)
 			}
 		}
 		if len(choices[i]) == 0 {
-			ds.reason = fmt.Sprintf("no-alignment-predicate: no predicate holds at the target's loop at %#x with a k two runs agree on", dg.Nodes[a].PC)
+			ds.reason = fmt.Sprintf("no-alignment-predicate: no predicate holds at the target's loop at %#x with a k every run reaching it agrees on", dg.Nodes[a].PC)
 			return nil, ds
 		}
 		if ctx.Err() != nil {
@@ -271,6 +270,8 @@ func (p *Pair) dataAlignments(ctx context.Context, train, test []*coRun, limit i
 		}
 		specs, blame, why := p.predicateSpecs(train, preds)
 		if specs != nil {
+			// Tested or not, the next assignment varies the last anchor.
+			blame = anchors[len(anchors)-1]
 			a, why2 := p.testAlignment(specs, train, test)
 			if why2 == "" {
 				key := specsKey(specs)
@@ -283,10 +284,8 @@ func (p *Pair) dataAlignments(ctx context.Context, train, test []*coRun, limit i
 					}
 					ds.chosen = append(ds.chosen, strings.Join(names, "; "))
 				}
-				blame = anchors[len(anchors)-1] // look for another
 			} else {
 				why = why2
-				blame = anchors[len(anchors)-1]
 			}
 		}
 		if firstFail == "" && why != "" {
@@ -324,10 +323,10 @@ func (p *Pair) dataAlignments(ctx context.Context, train, test []*coRun, limit i
 }
 
 // changingVars lists the variables of one side (general registers but
-// rsp, where live, and stack slots) whose value differs between two arrivals at one
-// of its loop anchors (at *only, when only is not nil) in some run: a
-// predicate over a variable a loop does not change cannot tell its passes
-// apart.
+// rsp, where live, and stack slots) whose value differs between two
+// arrivals at one of its loop anchors (at *only, when only is not nil) in
+// some run: a predicate over a variable a loop does not change cannot tell
+// its passes apart.
 func (p *Pair) changingVars(runs []*coRun, side int, g *ir.TFG, only *ir.NodeID) []alignVar {
 	var sr []*run
 	for _, cr := range runs {
@@ -490,7 +489,6 @@ func (p *Pair) anchorPredicates(runs []*coRun, a ir.NodeID, srcVars []alignVar, 
 			break
 		}
 		if p.probe(reaching, a, pd) {
-			pd.runs = len(reaching)
 			out = append(out, pd)
 		}
 	}
