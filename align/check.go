@@ -55,11 +55,15 @@ type Result struct {
 	// AlignmentPredicatesTried counts the data-driven engine's predicate
 	// assignments aligned; CorrelationsTried the alignments built into a
 	// product (both engines).
-	AlignmentPredicatesTried int      `json:"alignment_predicates_tried,omitempty"`
-	CorrelationsTried        int      `json:"correlations_tried,omitempty"`
-	Input                    *Input   `json:"input,omitempty"`
-	Observed                 []string `json:"observed,omitempty"`
-	Assumptions              []string `json:"assumptions,omitempty"`
+	AlignmentPredicatesTried int `json:"alignment_predicates_tried,omitempty"`
+	CorrelationsTried        int `json:"correlations_tried,omitempty"`
+	// Candidates and Invariants count the loop engine's invariant
+	// conjuncts: learned, and kept by Houdini (Outcome).
+	Candidates  int      `json:"candidates,omitempty"`
+	Invariants  int      `json:"invariants,omitempty"`
+	Input       *Input   `json:"input,omitempty"`
+	Observed    []string `json:"observed,omitempty"`
+	Assumptions []string `json:"assumptions,omitempty"`
 	// TestVectors counts the inputs both binaries were run on before the
 	// proof search (differential testing of functions with loops).
 	TestVectors int `json:"test_vectors,omitempty"`
@@ -127,6 +131,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	res.Verdict, res.Reason = out.Verdict, out.Reason
 	res.SMTQueries, res.ProductNodes, res.ProductEdges = out.SMTQueries, out.ProductNodes, out.ProductEdges
 	res.AlignmentPredicatesTried, res.CorrelationsTried = out.PredicatesTried, out.CorrelationsTried
+	res.Candidates, res.Invariants = out.Candidates, out.Invariants
 	if out.Engine != "" {
 		res.Engine = out.Engine
 	}

@@ -146,6 +146,7 @@ func (p *Pair) newCoRun(k int) *coRun {
 	// the target compares with (a loop bound), where a versioned loop
 	// keeps its paths for short trip counts.
 	narrow, nparams := p.narrowArgs()
+	strs := p.stringArgs()
 	consts := p.boundConstants()
 	for i, r := range x86.CalleeArgRegs {
 		a := env.hash("arg", uint64(i)) % 64
@@ -165,9 +166,71 @@ func (p *Pair) newCoRun(k int) *coRun {
 		if i >= nparams {
 			a = env.hash("arg", uint64(i)) // no parameter: garbage
 		}
+		if strs[i] {
+			var s []byte
+			a, s = placeString(env, k, i, a)
+			mem = mem.With(a, s)
+			st[x86.StateMem] = ir.MemValue(mem)
+		}
 		st[x86.StateGPR0+r] = ir.BVValue(ir.NewBV(64, a))
 	}
 	return &coRun{env: env, entry: st, rsp0: rsp0}
+}
+
+// maxStringLen bounds the strings co-executions pass: long enough for a
+// word-at-a-time loop's passes to learn from, short enough that a bound
+// constant taken as the length does not make megabytes of memory.
+const maxStringLen = 200
+
+// placeString returns the address and bytes of the string co-execution k
+// passes in argument register i, with n the length the argument would
+// have had as an integer. A word-at-a-time loop takes a different path
+// for each alignment of the start (its warm-up runs 0 to 7 times) and for
+// each place of the NUL in its word, so the first eight runs see every
+// one of each: the string starts k mod 8 bytes past an 8-byte boundary,
+// and its length, at least n, puts the NUL at offset 3k+1 mod 8 of its
+// word. Random bytes, zeros among them, follow the NUL: a word-at-a-time
+// loop reads them.
+func placeString(env *hashEnv, k, i int, n uint64) (uint64, []byte) {
+	misalign := uint64(k % 8)
+	nulAt := uint64(3*k+1) % 8
+	n = min(n, maxStringLen)
+	n += (nulAt + 16 - misalign - n%8) % 8
+	addr := 0x3000_0000 + uint64(i)*0x10_0000 + uint64(k)*0x1000 + misalign
+	s := make([]byte, n+1+16)
+	for j := range s {
+		s[j] = byte(env.hash("str", uint64(i), uint64(j)))
+		if uint64(j) < n && s[j] == 0 {
+			s[j] = 0x5a
+		}
+	}
+	s[n] = 0
+	return addr, s
+}
+
+// stringArgs reports, per integer argument register, whether the source's
+// DWARF signature passes a pointer to a char type in it: co-executions
+// pass a NUL-terminated string there (a string function reads until the
+// NUL, and the memory's default byte never ends one).
+func (p *Pair) stringArgs() []bool {
+	out := make([]bool, len(x86.CalleeArgRegs))
+	f := p.Src.Fn.Func
+	if f == nil || f.Debug == nil {
+		return out
+	}
+	for i, v := range f.Debug.Params {
+		if i >= len(out) {
+			break
+		}
+		switch v.Type.Kind {
+		case x86.KindInt, x86.KindBool, x86.KindEnum:
+		case x86.KindPointer:
+			out[i] = isCharPointer(v.Type)
+		default:
+			return out // elsewhere, or in several registers: stop
+		}
+	}
+	return out
 }
 
 // boundConstants are the constants the target's branch conditions use

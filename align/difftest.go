@@ -228,6 +228,7 @@ type region struct {
 	size   int
 	elem   elemShape
 	sized  bool // size is the whole object's (else a prefix of one of unknown size)
+	text   bool // a char pointer parameter's buffer: it holds a NUL-terminated string
 }
 
 // param is one parameter passed in a register.
@@ -296,8 +297,13 @@ func (p *Pair) diffInputs() []tracer.Input {
 	for k, plan := range diffPlan {
 		rng := rand.New(rand.NewSource(int64(k)*7919 + 1))
 		in := tracer.Input{Globals: map[string][]byte{}, Args: make([]uint64, 6)}
-		for _, r := range regions {
+		start := make([]uint64, len(regions)) // where each region's pointer points
+		for i, r := range regions {
 			data := fillRegion(rng, r, plan.fill)
+			start[i] = r.addr
+			if r.text {
+				start[i] += terminate(data, k)
+			}
 			if r.symbol != "" {
 				in.Globals[r.symbol] = data
 			} else {
@@ -308,7 +314,7 @@ func (p *Pair) diffInputs() []tracer.Input {
 			v := argValue(rng, pm, plan.arg, count)
 			switch {
 			case pm.buf >= 0:
-				v = regions[pm.buf].addr
+				v = start[pm.buf]
 			case pm.float && pm.reg >= 8:
 				continue // beyond xmm7: on the stack, left zero
 			case pm.float:
@@ -377,7 +383,7 @@ func (p *Pair) diffShape() ([]region, []param) {
 			pm := param{reg: ints, size: 8, buf: -1}
 			if bufs < 8 {
 				pm.buf = len(regions)
-				regions = append(regions, region{addr: tracer.HeapAddr + uint64(bufs)*diffHeapBuf, size: diffHeapBuf, elem: pointeeShape(t), sized: true})
+				regions = append(regions, region{addr: tracer.HeapAddr + uint64(bufs)*diffHeapBuf, size: diffHeapBuf, elem: pointeeShape(t), sized: true, text: isCharPointer(t)})
 				bufs++
 			}
 			params = append(params, pm)
@@ -431,6 +437,36 @@ func (p *Pair) globalElem(sym string) elemShape {
 		return elemShape{size: 4}
 	}
 	return elemShape{size: 4}
+}
+
+// isCharPointer reports whether t points to a char type: a string, which
+// the inputs end with a NUL (a string function reads until one).
+func isCharPointer(t x86.Type) bool {
+	return t.Kind == x86.KindPointer && t.PointeeSize == 1 && strings.Contains(t.Pointee, "char")
+}
+
+// terminate makes input k's string in a char buffer: it starts k mod 8
+// bytes in (every alignment of the start over the eight inputs) and ends
+// with a NUL at offset 3k+1 mod 8 of its 8-byte word (every place, where
+// a word-at-a-time loop takes a different way out), 8 to 31 bytes long
+// with no NUL before; in odd inputs the 8 bytes after the NUL are not
+// NULs either (a loop that misses the NUL runs on). The fill pattern is
+// kept elsewhere. It returns the start's offset.
+func terminate(data []byte, k int) uint64 {
+	start := k % 8
+	end := 8 + 8*(k%3) + start
+	end += (3*k + 1 - end%8 + 16) % 8
+	last := end
+	if k%2 == 1 {
+		last = end + 8
+	}
+	for i := start; i <= last; i++ {
+		if data[i] == 0 {
+			data[i] = byte(0x41 + i%26)
+		}
+	}
+	data[end] = 0
+	return uint64(start)
 }
 
 // pointeeShape is the shape of the elements of an array or pointer type.

@@ -243,3 +243,32 @@ func TestDiffCheck(t *testing.T) {
 		}
 	}
 }
+
+// The differential test's strings: over its eight inputs every start
+// alignment and every place of the NUL in its word, with no NUL before
+// it and, in odd inputs, none in the 8 bytes after it either.
+func TestTerminate(t *testing.T) {
+	starts, ends := map[int]bool{}, map[int]bool{}
+	for k := range diffMaxInputs {
+		data := make([]byte, 64) // all NULs: terminate must make the string
+		start := int(terminate(data, k))
+		end := start
+		for data[end] != 0 {
+			end++
+		}
+		if end-start < 8 {
+			t.Errorf("input %d: string of %d bytes, want at least 8", k, end-start)
+		}
+		if k%2 == 1 {
+			for j := end + 1; j <= end+8; j++ {
+				if data[j] == 0 {
+					t.Errorf("input %d: a NUL %d bytes after the end", k, j-end)
+				}
+			}
+		}
+		starts[start%8], ends[end%8] = true, true
+	}
+	if len(starts) != 8 || len(ends) != 8 {
+		t.Errorf("starts mod 8 %v, NULs mod 8 %v: want all eight of each", starts, ends)
+	}
+}

@@ -33,7 +33,9 @@
 //
 //   - CheckLoops takes the functions with loops (still no calls). Both
 //     lifted TFGs are co-executed with the evaluator from shared concrete
-//     entry states (coexec.go); target edges between anchors are paired
+//     entry states (coexec.go; a char pointer parameter gets a
+//     NUL-terminated string, at every alignment and with its NUL at every
+//     place of its word over the first eight runs); target edges between anchors are paired
 //     with source path sets where the runs' memories agree, backtracking
 //     when a choice stops fitting (correlate.go); product nodes get their
 //     own variables, definitions over the entry state for components the
@@ -110,7 +112,9 @@
 //
 //   - The data-driven engine (predicates.go, --engine data; PLDI'19) builds
 //     the same kind of alignment another way: alignment predicates
-//     cs·vs − cd·vd ± base = k (one per target loop anchor) pair each
+//     cs·vs − cd·vd ± base = k (one per target loop anchor; base is an
+//     argument's entry value, a global's address or a target register the
+//     loop does not change) pair each
 //     target arrival with the first later source arrival where the
 //     predicate holds (and, at the first few arrivals at each anchor, the
 //     memories agree); consecutive pairs give each

@@ -54,6 +54,11 @@ type Outcome struct {
 	SMTQueries   int
 	ProductNodes int
 	ProductEdges int
+	// Candidates and Invariants count the loop engine's invariant
+	// conjuncts over the product's nodes: learned from the co-executions,
+	// and kept by Houdini (of the product proved, or else of the first
+	// one that failed).
+	Candidates, Invariants int
 	// Assumptions are the facts about the calling context every proof used.
 	Assumptions []string
 	// Proof is set with an "equivalent" verdict: what the proof rests on,

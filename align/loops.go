@@ -99,7 +99,10 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			}
 		}
 		if debug {
-			fmt.Fprintf(os.Stderr, "eqc: %s engine after co-execution %v: %d alignments; src %s; dst %s\n", engine, time.Since(t0), len(aligns), runs[0].src.describe(p.Src.TFG), runs[0].dst.describe(p.Dst.TFG))
+			fmt.Fprintf(os.Stderr, "eqc: %s engine after co-execution %v: %d alignments\n", engine, time.Since(t0), len(aligns))
+			for k, cr := range runs {
+				fmt.Fprintf(os.Stderr, "eqc:   run %d: src %s; dst %s\n", k, cr.src.describe(p.Src.TFG), cr.dst.describe(p.Dst.TFG))
+			}
 		}
 		if len(aligns) == 0 && noAlignment == "" {
 			noAlignment = reason
@@ -140,6 +143,7 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			if firstFail == "" {
 				firstFail = o.Reason
 				out.ProductNodes, out.ProductEdges = o.ProductNodes, o.ProductEdges
+				out.Candidates, out.Invariants = o.Candidates, o.Invariants
 			}
 			if ctx.Err() != nil {
 				out.Reason = "timeout"
@@ -446,11 +450,17 @@ func thin(s []sample, n int) []sample {
 // discharge does not ask that again (the proof checker does).
 func (pr *Product) prove(ctx context.Context, s prove.Solver, pre ir.Term) *Outcome {
 	queries, unknown := pr.houdini(ctx, s, pre)
+	cands, invs := 0, 0
+	for _, n := range pr.Nodes {
+		cands += len(n.Candidates)
+		invs += len(n.Invariants)
+	}
 	if unknown != "" {
-		return &Outcome{Verdict: Unknown, Reason: "invariants: " + unknown, SMTQueries: queries, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges)}
+		return &Outcome{Verdict: Unknown, Reason: "invariants: " + unknown, SMTQueries: queries, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges), Candidates: cands}
 	}
 	out := pr.discharge(ctx, s, pre, false)
 	out.SMTQueries += queries
+	out.Candidates, out.Invariants = cands, invs
 	return out
 }
 

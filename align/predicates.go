@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -78,8 +79,11 @@ func (v alignVar) String() string {
 
 // predicate is one alignment predicate: cs·src − cd·dst ± base = k, where
 // base is 0 (base.name == "") or a value fixed for the run: an argument
-// register's value at the entry, or a global's address (added when the
-// target's side holds the pointer, subtracted when the source's does).
+// register's value at the entry, a global's address (added when the
+// target's side holds the pointer, subtracted when the source's does), or
+// a target register the loop does not change (clang's word-at-a-time
+// strlen walks an offset from an aligned pointer it computed before the
+// loop: the source's pointer is their sum).
 type predicate struct {
 	src, dst alignVar
 	cs, cd   uint64
@@ -88,22 +92,27 @@ type predicate struct {
 }
 
 // predicateBase is a value fixed for a run that a pointer is compared
-// relative to: an argument register at the entry (reg ≥ 0) or a global's
-// address (global, a "&name" variable); plus says it is added.
+// relative to: an argument register at the entry (reg ≥ 0), a global's
+// address (global, a "&name" variable) or a target variable invariant at
+// the anchor (dst, read at the target's arrival); plus says it is added.
 type predicateBase struct {
 	name   string
 	reg    int
 	global string
+	dst    *alignVar
 	plus   bool
 }
 
-func (b predicateBase) value(cr *coRun) uint64 {
+// value is the base in run cr at the target's arrival j.
+func (b predicateBase) value(cr *coRun, j int) uint64 {
 	var v uint64
 	switch {
 	case b.name == "":
 		return 0
 	case b.global != "":
 		v = cr.env.globals[b.global]
+	case b.dst != nil:
+		v = cr.varValues(1, *b.dst)[j]
 	default:
 		v = cr.entry[x86.StateGPR0+b.reg].BV().Uint64()
 	}
@@ -130,16 +139,16 @@ func (p *Pair) predicateBases() []predicateBase {
 	return out
 }
 
-// eval is the predicate's left side for a source value sv and a target
-// value dv in run cr.
-func (pd *predicate) eval(cr *coRun, sv, dv uint64) uint64 {
-	return pd.cs*sv - pd.cd*dv + pd.base.value(cr)
+// eval is the predicate's left side for a source value sv, a target value
+// dv and the base's value bv.
+func (pd *predicate) eval(sv, dv, bv uint64) uint64 {
+	return pd.cs*sv - pd.cd*dv + bv
 }
 
 // holdsAt reports whether pd holds between source arrival i and target
 // arrival j of cr, from the values cached per run.
 func (pd *predicate) holdsAt(cr *coRun, i, j int) bool {
-	return pd.eval(cr, cr.varValues(0, pd.src)[i], cr.varValues(1, pd.dst)[j]) == pd.k
+	return pd.eval(cr.varValues(0, pd.src)[i], cr.varValues(1, pd.dst)[j], pd.base.value(cr, j)) == pd.k
 }
 
 // varValues is v's value at every arrival of one side of cr (0 the
@@ -194,7 +203,10 @@ func (pd *predicate) String() string {
 // coefficients) first.
 func (pd *predicate) cost() int {
 	c := 0
-	if pd.base.name != "" {
+	switch {
+	case pd.base.dst != nil:
+		c += 3
+	case pd.base.name != "":
 		c += 2
 	}
 	if pd.cs != 1 || pd.cd != 1 {
@@ -382,6 +394,60 @@ func (p *Pair) changingVars(runs []*coRun, side int, g *ir.TFG, only *ir.NodeID)
 	return out
 }
 
+// invariantBases are the target's registers live at the anchor a that
+// keep one value over a run's arrivals there and take different values
+// in different runs (a constant would only shift k), each added and
+// subtracted; a register equal to one of bases in every run is left out.
+func (p *Pair) invariantBases(runs []*coRun, a ir.NodeID, bases []predicateBase) []predicateBase {
+	live := liveAt(p.Dst.TFG, p.exitLive())[a]
+	var out []predicateBase
+	for r := range x86.GPRNames {
+		if r == x86.RSP || !live[x86.StateGPR0+r] {
+			continue
+		}
+		v := alignVar{reg: r}
+		invariant, differs, reached := true, false, 0
+		same := make([]bool, len(bases)) // equal to bases[i] so far
+		for i := range same {
+			same[i] = bases[i].name != ""
+		}
+		var first uint64
+		for _, cr := range runs {
+			vals := cr.varValues(1, v)
+			j0 := -1
+			for j, vis := range cr.dst.visits {
+				if vis.node != a {
+					continue
+				}
+				if j0 < 0 {
+					j0 = j
+				} else if vals[j] != vals[j0] {
+					invariant = false
+				}
+			}
+			if j0 < 0 {
+				continue
+			}
+			if reached == 0 {
+				first = vals[j0]
+			}
+			differs = differs || vals[j0] != first
+			reached++
+			for i, b := range bases {
+				b.plus = true
+				same[i] = same[i] && b.value(cr, j0) == vals[j0]
+			}
+		}
+		if !invariant || !differs || reached < 2 || slices.Contains(same, true) {
+			continue
+		}
+		for _, plus := range []bool{true, false} {
+			out = append(out, predicateBase{name: "dst." + v.String(), reg: -1, dst: &v, plus: plus})
+		}
+	}
+	return out
+}
+
 // anchorPredicates lists the predicates for the target's loop anchor a,
 // best first. For each pair of changing variables, coefficients and base,
 // the first arrival at a offers the values of k it gives with every
@@ -431,6 +497,7 @@ func (p *Pair) anchorPredicates(runs []*coRun, a ir.NodeID, srcVars []alignVar, 
 	if len(firsts) < 2 {
 		return nil
 	}
+	bases = append(bases[:len(bases):len(bases)], p.invariantBases(runs, a, bases)...)
 	var cands []*predicate
 	for _, vs := range srcVars {
 		for _, vd := range dstVars {
@@ -442,8 +509,9 @@ func (p *Pair) anchorPredicates(runs []*coRun, a ir.NodeID, srcVars []alignVar, 
 						ks := map[uint64]bool{}
 						sv := fv.cr.varValues(0, vs)
 						dv := fv.cr.varValues(1, vd)[fv.j]
+						bv := base.value(fv.cr, fv.j)
 						for _, i := range fv.src {
-							if k := pd0.eval(fv.cr, sv[i], dv); common == nil || common[k] {
+							if k := pd0.eval(sv[i], dv, bv); common == nil || common[k] {
 								ks[k] = true
 							}
 						}

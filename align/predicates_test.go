@@ -46,7 +46,8 @@ func TestStaysAcyclic(t *testing.T) {
 }
 
 // A predicate's value is cs·src − cd·dst ± base over the run's values:
-// the target's pointer counts from a global's address or an argument.
+// the target's pointer counts from a global's address, an argument or
+// a register the loop does not change.
 func TestPredicateValue(t *testing.T) {
 	state := func(regs map[int]uint64) []ir.Value {
 		st := make([]ir.Value, x86.StateGPR0+16)
@@ -56,9 +57,9 @@ func TestPredicateValue(t *testing.T) {
 		return st
 	}
 	entry := state(map[int]uint64{x86.RDI: 0x5000})
-	cr := &coRun{entry: entry, env: &hashEnv{globals: map[string]uint64{"&A": 0x10000}}}
 	src := state(map[int]uint64{x86.RCX: 3})
-	dst := state(map[int]uint64{x86.RAX: 0x1000c, x86.RDX: 0x500c})
+	dst := state(map[int]uint64{x86.RAX: 0x1000c, x86.RDX: 0x500c, x86.RSI: 0x5000})
+	cr := &coRun{entry: entry, env: &hashEnv{globals: map[string]uint64{"&A": 0x10000}}, dst: &run{visits: []visit{{state: dst}}}}
 	for _, tc := range []struct {
 		pd   predicate
 		want uint64
@@ -67,6 +68,7 @@ func TestPredicateValue(t *testing.T) {
 		{predicate{src: alignVar{reg: x86.RCX}, dst: alignVar{reg: x86.RAX}, cs: 4, cd: 1, base: predicateBase{name: "&A", reg: -1, global: "&A", plus: true}}, 0, "src.4·rcx − dst.rax + &A = 0"},
 		{predicate{src: alignVar{reg: x86.RCX}, dst: alignVar{reg: x86.RDX}, cs: 4, cd: 1, base: predicateBase{name: "entry.rdi", reg: x86.RDI, plus: true}}, 0, "src.4·rcx − dst.rdx + entry.rdi = 0"},
 		{predicate{src: alignVar{reg: x86.RCX}, dst: alignVar{reg: x86.RAX}, cs: 1, cd: 1}, 1<<64 - 0x10009, "src.rcx − dst.rax = -65545"},
+		{predicate{src: alignVar{reg: x86.RCX}, dst: alignVar{reg: x86.RDX}, cs: 4, cd: 1, base: predicateBase{name: "dst.rsi", reg: -1, dst: &alignVar{reg: x86.RSI}, plus: true}}, 0, "src.4·rcx − dst.rdx + dst.rsi = 0"},
 		{predicate{src: alignVar{reg: x86.RAX}, dst: alignVar{reg: x86.RCX}, cs: 1, cd: 4, base: predicateBase{name: "&A", reg: -1, global: "&A"}}, 0, "src.rax − dst.4·rcx − &A = 0"},
 	} {
 		pd := tc.pd
@@ -74,7 +76,7 @@ func TestPredicateValue(t *testing.T) {
 		if pd.src.reg == x86.RAX { // the source holds the pointer
 			s, d = dst, src
 		}
-		got := pd.eval(cr, pd.src.value(s, 0), pd.dst.value(d, 0))
+		got := pd.eval(pd.src.value(s, 0), pd.dst.value(d, 0), pd.base.value(cr, 0))
 		pd.k = got
 		if got != tc.want || pd.String() != tc.text {
 			t.Errorf("%s: value %#x, want %#x; text %q, want %q", &pd, got, tc.want, pd.String(), tc.text)

@@ -391,6 +391,7 @@ func makeRow(cfg Config, c Check, out outcome, started time.Time) results.Row {
 		WallS: out.res.WallS, SMTQueries: out.res.SMTQueries,
 		ProductNodes: out.res.ProductNodes, ProductEdges: out.res.ProductEdges,
 		AlignmentPredicatesTried: out.res.AlignmentPredicatesTried, CorrelationsTried: out.res.CorrelationsTried,
+		Candidates: out.res.Candidates, Invariants: out.res.Invariants,
 		TimeoutS: cfg.Timeout.Seconds(), EQCVersion: cfg.Version, StartedAt: started,
 		SrcFile: c.SrcFile, DstFile: c.DstFile, Variant: c.Variant,
 	}

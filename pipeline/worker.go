@@ -61,6 +61,8 @@ type workerResult struct {
 	// The loop engines' search effort (align.Result).
 	AlignmentPredicatesTried int64           `json:"alignment_predicates_tried,omitempty"`
 	CorrelationsTried        int64           `json:"correlations_tried,omitempty"`
+	Candidates               int64           `json:"candidates,omitempty"`
+	Invariants               int64           `json:"invariants,omitempty"`
 	Input                    json.RawMessage `json:"input,omitempty"`
 	Observed                 []string        `json:"observed,omitempty"`
 	Proof                    string          `json:"proof,omitempty"` // the proof file written (--proof)

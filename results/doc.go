@@ -6,7 +6,8 @@
 //
 // Row is the schema: its first columns are exactly DESIGN.md's results
 // schema, in order (DesignColumns); extensions follow (src_file, dst_file,
-// dst_function, proof_file, cex_input, error, variant, proof_verified).
+// dst_function, proof_file, cex_input, error, variant, proof_verified,
+// candidates).
 // Columns are added, never
 // renamed or retyped (SchemaVersion counts the additions); a file written
 // before a column existed reads with that column zero. Text is UTF-8,

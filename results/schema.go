@@ -13,7 +13,7 @@ import (
 // MetadataSchemaVersion. It changes when a column is added (extend, do not
 // rename): a reader of version N reads files of any version <= N, missing
 // columns reading as zero values.
-const SchemaVersion = "3" // 2: variant; 3: proof_verified
+const SchemaVersion = "4" // 2: variant; 3: proof_verified; 4: candidates
 
 // MetadataSchemaVersion is the key/value metadata key holding SchemaVersion.
 const MetadataSchemaVersion = "eqc.results.schema_version"
@@ -84,6 +84,10 @@ type Row struct {
 	// rechecked by `eqc proof verify`, which rebuilt and discharged every
 	// obligation without the search. False when not verified or never tried.
 	ProofVerified bool `parquet:"proof_verified"`
+	// Candidates are the invariant conjuncts learned over the final
+	// product's nodes, before Houdini; the invariants column counts those
+	// it kept.
+	Candidates int64 `parquet:"candidates"`
 }
 
 // Columns lists the Parquet column names of Row in order.
