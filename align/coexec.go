@@ -24,7 +24,8 @@ import (
 type visit struct {
 	node     ir.NodeID
 	state    []ir.Value
-	retreats int // retreating edges taken before this arrival
+	retreats int   // retreating edges taken before this arrival
+	path     []int // the IDs of the edges taken since the run's last arrival
 }
 
 // run is one side's run from the entry.
@@ -189,12 +190,18 @@ const maxStringLen = 200
 // each place of the NUL in its word, so the first eight runs see every
 // one of each: the string starts k mod 8 bytes past an 8-byte boundary,
 // and its length, at least n, puts the NUL at offset 3k+1 mod 8 of its
-// word. Random bytes, zeros among them, follow the NUL: a word-at-a-time
-// loop reads them.
+// word. In those eight runs it is at least 16 bytes long, so that the
+// warm-up ends at every alignment (clang unrolls it: each alignment is
+// its own way to the main loop); later runs may end it sooner. Random
+// bytes, zeros among them, follow the NUL: a word-at-a-time loop reads
+// them.
 func placeString(env *hashEnv, k, i int, n uint64) (uint64, []byte) {
 	misalign := uint64(k % 8)
 	nulAt := uint64(3*k+1) % 8
 	n = min(n, maxStringLen)
+	if k < 8 {
+		n = max(n, 16)
+	}
 	n += (nulAt + 16 - misalign - n%8) % 8
 	addr := 0x3000_0000 + uint64(i)*0x10_0000 + uint64(k)*0x1000 + misalign
 	s := make([]byte, n+1+16)
@@ -291,6 +298,7 @@ func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, r
 	n := g.Entry
 	r.visits = append(r.visits, visit{node: n, state: st})
 	retreats := 0
+	var path []int
 	b := g.B
 	for steps := 0; steps < maxSteps; steps++ {
 		if len(g.Out(n)) == 0 {
@@ -309,9 +317,11 @@ func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, r
 		if g.Retreating(s.Edge) {
 			retreats++
 		}
+		path = append(path, s.Edge.ID)
 		st, n = s.Next, s.Edge.To
 		if anchors[n] {
-			r.visits = append(r.visits, visit{node: n, state: st, retreats: retreats})
+			r.visits = append(r.visits, visit{node: n, state: st, retreats: retreats, path: path})
+			path = nil
 		}
 	}
 	return r

@@ -2,6 +2,8 @@ package align
 
 import (
 	"sort"
+	"strconv"
+	"strings"
 
 	"eqc/ir"
 	"eqc/x86"
@@ -23,10 +25,77 @@ import (
 type nodeKey struct{ src, dst ir.NodeID }
 
 // edgeKey is a product edge before its source side is chosen: the product
-// node it leaves and the target anchor the target edge goes to.
+// node it leaves, the target anchor the target edge goes to and, when via
+// is set, the target edges (a via set) its paths may take: the target's
+// paths between the two anchors that take only those. A via set splits a
+// target step whose paths pair with different source path sets (an odd
+// length's extra element before a loop, PLDI'19 Figure 3); only the
+// data-driven engine makes them, and buildProduct requires them to cover
+// every path of the step.
 type edgeKey struct {
 	from  nodeKey
 	dstTo ir.NodeID
+	via   string
+}
+
+// viaString is the via set of a target's edge IDs: sorted, comma-separated.
+func viaString(ids map[int]bool) string {
+	sorted := make([]int, 0, len(ids))
+	for id := range ids {
+		sorted = append(sorted, id)
+	}
+	sort.Ints(sorted)
+	parts := make([]string, len(sorted))
+	for i, id := range sorted {
+		parts[i] = strconv.Itoa(id)
+	}
+	return strings.Join(parts, ",")
+}
+
+// viaIDs is the set of edge IDs via names (nil for "": every edge).
+func viaIDs(via string) map[int]bool {
+	if via == "" {
+		return nil
+	}
+	out := map[int]bool{}
+	for _, part := range strings.Split(via, ",") {
+		id, err := strconv.Atoi(part)
+		if err != nil {
+			panic("align: bad via set " + via)
+		}
+		out[id] = true
+	}
+	return out
+}
+
+// within reports whether every edge of path is in the via set ids.
+func within(path []int, ids map[int]bool) bool {
+	for _, id := range path {
+		if !ids[id] {
+			return false
+		}
+	}
+	return true
+}
+
+// stepSpec finds the spec of the target's step from from to dstTo along
+// path: the one for every path, else the first via set holding path (by
+// key order, so that it is deterministic).
+func stepSpec(specs map[edgeKey]srcSpec, from nodeKey, dstTo ir.NodeID, path []int) (edgeKey, srcSpec, bool) {
+	ek := edgeKey{from: from, dstTo: dstTo}
+	if sp, ok := specs[ek]; ok {
+		return ek, sp, true
+	}
+	var best *edgeKey
+	for k := range specs {
+		if k.from == from && k.dstTo == dstTo && k.via != "" && within(path, viaIDs(k.via)) && (best == nil || k.via < best.via) {
+			best = &k
+		}
+	}
+	if best == nil {
+		return ek, srcSpec{}, false
+	}
+	return *best, specs[*best], true
 }
 
 // srcSpec is the source side of a product edge: the path set from the
@@ -122,8 +191,7 @@ func (p *Pair) walk(cr *coRun, specs map[edgeKey]srcSpec) (pairs []visitPair, mi
 	pairs = append(pairs, visitPair{node: nodeKey{S[0].node, D[0].node}, s: 0, d: 0})
 	for j := 0; j+1 < len(D); j++ {
 		from := nodeKey{S[si].node, D[j].node}
-		ek := edgeKey{from, D[j+1].node}
-		spec, have := specs[ek]
+		ek, spec, have := stepSpec(specs, from, D[j+1].node, D[j+1].path)
 		if !have {
 			cands = p.candidates(cr, si, j+1, specs)
 			if len(cands) == 0 {
@@ -227,7 +295,7 @@ func (p *Pair) candidates(cr *coRun, si, d int, specs map[edgeKey]srcSpec) []src
 	// with, since a bottom-tested vector loop leaves after its last full
 	// pass (gcc's dsum: four source iterations, then the scalar tail).
 	expect := tripRatio(cr, S[si].node, D[d-1].node, D[d].node)
-	if loop, ok := specs[edgeKey{nodeKey{S[si].node, D[d-1].node}, D[d-1].node}]; ok && expect == 0 && D[d-1].node != D[d].node {
+	if loop, ok := specs[edgeKey{from: nodeKey{S[si].node, D[d-1].node}, dstTo: D[d-1].node}]; ok && expect == 0 && D[d-1].node != D[d].node {
 		expect = loop.arrivals
 	}
 	rank := func(sp srcSpec) int {

@@ -120,9 +120,15 @@
 //     memories agree); consecutive pairs give each
 //     product edge its source path set, which may be empty (the source
 //     stays while the target steps; buildProduct refuses a cycle of such
-//     edges). An alignment whose runs give one edge two path sets, or that
-//     held-out co-executions do not follow, is rejected; the rest goes
-//     through the same product, learning and obligations. --engine auto
+//     edges). A target step whose runs pair it with several source path
+//     sets is split by via sets (PLDI'19 Figure 3's parallel
+//     transitions): each source path set goes with the target paths that
+//     take only the edges its uses took, and the paths outside all of
+//     them get an edge that must be impossible; a use whose path lies in
+//     another set's via set means the split fails, and the alignment
+//     overfits. An alignment held-out co-executions do not follow is
+//     rejected; the rest goes through the same product, learning and
+//     obligations. --engine auto
 //     tries the correlator's alignments first, then the predicates'.
 //
 // The verdict contract of DESIGN.md is the invariant: "equivalent" only

@@ -115,6 +115,9 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			tried[key] = true
 			out.CorrelationsTried++
 			pr, reason := p.buildProduct(a, runs, true)
+			if pr == nil && debug {
+				fmt.Fprintf(os.Stderr, "eqc: alignment %v: no product: %s\n", a.specs, reason)
+			}
 			if pr == nil {
 				if firstFail == "" {
 					firstFail = reason
@@ -271,7 +274,7 @@ func (p *Pair) buildProduct(a alignment, runs []*coRun, learn bool) (*Product, s
 			sm := sample{cr: cr, s: cr.src.visits[vp.s].state, d: cr.dst.visits[vp.d].state}
 			per[vp.node] = append(per[vp.node], sm)
 			if i+1 < len(pairs) {
-				ek := edgeKey{vp.node, pairs[i+1].node.dst}
+				ek := edgeKey{from: vp.node, dstTo: pairs[i+1].node.dst}
 				perEdge[ek] = append(perEdge[ek], sm)
 			}
 		}
@@ -321,29 +324,58 @@ func (p *Pair) buildProduct(a alignment, runs []*coRun, learn bool) (*Product, s
 			continue
 		}
 		for _, to := range dstSuccessors(dg, n.Key.dst, da) {
-			ek := edgeKey{n.Key, to}
-			e := &PEdge{From: n.ID, DstTo: to}
-			spec, ok := a.specs[ek]
+			keys := []edgeKey{{from: n.Key, dstTo: to}}
+			spec, ok := a.specs[keys[0]]
 			if !ok {
-				spec, ok = structuralSpec(pr, a, n, to)
-			}
-			if ok {
-				toKey := nodeKey{spec.to, to}
-				id, have := pr.index[toKey]
-				if !have {
-					if !isEnd(dg, to) {
-						return nil, fmt.Sprintf("no-correlation: product node (%#x, %#x) has no observed states", p.Src.TFG.Nodes[spec.to].PC, dg.Nodes[to].PC)
+				if keys = viaKeys(a.specs, n.Key, to); len(keys) > 0 {
+					// The step is split by via sets, which must leave no
+					// path of it out.
+					var vias []map[int]bool
+					for _, k := range keys {
+						vias = append(vias, viaIDs(k.via))
 					}
-					end := &PNode{ID: len(pr.Nodes), Key: toKey, mem: ir.NoTerm}
-					pr.add(end)
-					id = end.ID
+					if !viaCovers(dg, n.Key.dst, to, da, vias) {
+						// The paths outside them must be impossible.
+						keys = append(keys, edgeKey{from: n.Key, dstTo: to, via: restVia})
+					}
+				} else {
+					keys = []edgeKey{{from: n.Key, dstTo: to}}
+					spec, ok = structuralSpec(pr, a, n, to)
 				}
-				e.To, e.Spec = id, spec
-			} else {
-				e.Infeasible = true
 			}
-			pr.pathSets(e)
-			pr.Edges = append(pr.Edges, e)
+			var split []*PEdge
+			for _, ek := range keys {
+				e := &PEdge{From: n.ID, DstTo: to, Via: ek.via}
+				switch ek.via {
+				case "":
+				case restVia:
+					e.Via, e.except, ok = "", split, false
+				default:
+					spec, ok = a.specs[ek], true
+					split = append(split, e)
+				}
+				if ok {
+					toKey := nodeKey{spec.to, to}
+					id, have := pr.index[toKey]
+					if !have {
+						if !isEnd(dg, to) {
+							return nil, fmt.Sprintf("no-correlation: product node (%#x, %#x) has no observed states", p.Src.TFG.Nodes[spec.to].PC, dg.Nodes[to].PC)
+						}
+						end := &PNode{ID: len(pr.Nodes), Key: toKey, mem: ir.NoTerm}
+						pr.add(end)
+						id = end.ID
+					}
+					e.To, e.Spec = id, spec
+				} else {
+					e.Infeasible = true
+				}
+				pr.pathSets(e)
+				if e.dst == nil {
+					// A via set (from a proof file) no path takes only.
+					return nil, fmt.Sprintf("no-correlation: no path of the target's step from %#x to %#x takes only the edges %s", dg.Nodes[n.Key.dst].PC, dg.Nodes[to].PC, e.Via)
+				}
+				pr.Edges = append(pr.Edges, e)
+			}
 		}
 	}
 	if reason := pr.staysAcyclic(); reason != "" {
@@ -430,6 +462,68 @@ func dstSuccessors(g *ir.TFG, v ir.NodeID, anchors map[ir.NodeID]bool) []ir.Node
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// viaKeys are the keys of specs that split the target's step from from to
+// dstTo by via sets, in via order.
+func viaKeys(specs map[edgeKey]srcSpec, from nodeKey, dstTo ir.NodeID) []edgeKey {
+	var out []edgeKey
+	for k := range specs {
+		if k.from == from && k.dstTo == dstTo && k.via != "" {
+			out = append(out, k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].via < out[j].via })
+	return out
+}
+
+// restVia, in buildProduct's list of a split step's keys, stands for the
+// step's paths outside its via sets: an infeasible edge.
+const restVia = "rest"
+
+// maxViaSets bounds the via sets of one target step (a bit each below).
+const maxViaSets = 64
+
+// viaCovers reports whether every path of g from anchor v to anchor w
+// (through no other anchor) takes only the edges of one of the via sets,
+// so that the product edges of the sets, between them, pair every path
+// of the step. A depth-first search carries the sets that hold the path
+// so far; (node, sets) pairs are searched once.
+func viaCovers(g *ir.TFG, v, w ir.NodeID, anchors map[ir.NodeID]bool, vias []map[int]bool) bool {
+	if len(vias) > maxViaSets {
+		return false
+	}
+	type state struct {
+		n    ir.NodeID
+		sets uint64
+	}
+	seen := map[state]bool{}
+	var covered func(n ir.NodeID, sets uint64) bool
+	covered = func(n ir.NodeID, sets uint64) bool {
+		if seen[state{n, sets}] {
+			return true // searched, or on the current path (no path cycles between anchors)
+		}
+		seen[state{n, sets}] = true
+		for _, e := range g.Out(n) {
+			next := uint64(0)
+			for i, via := range vias {
+				if sets&(1<<i) != 0 && via[e.ID] {
+					next |= 1 << i
+				}
+			}
+			switch {
+			case e.To == w:
+				if next == 0 {
+					return false
+				}
+			case anchors[e.To]:
+			case !covered(e.To, next):
+				return false
+			}
+		}
+		return true
+	}
+	return covered(v, 1<<len(vias)-1)
 }
 
 // thin keeps at most n samples, evenly spread (the first and last kept:
@@ -605,6 +699,9 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 	from := pr.Nodes[e.From]
 	inv := b.And(append(append([]ir.Term(nil), from.Invariants...), e.obvaHyps...)...)
 	where := fmt.Sprintf("n%d→dst %#x", e.From, dg.Nodes[e.DstTo].PC)
+	if len(e.except) > 0 {
+		where += " outside its via sets"
+	}
 	if !e.Infeasible {
 		where = fmt.Sprintf("n%d→n%d (dst %#x, src %#x×%d)", e.From, e.To, dg.Nodes[e.DstTo].PC, sg.Nodes[e.Spec.to].PC, e.Spec.arrivals)
 	}
@@ -621,7 +718,12 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 	// the pinned variables replaced like the edge's terms.
 	inv = pr.pinned(e, inv)
 	if e.Infeasible {
-		return check(where+": target edge impossible", inv, e.condD)
+		// Outside the paths of the step's via sets, when it is split.
+		outside := []ir.Term{inv, e.condD}
+		for _, sib := range e.except {
+			outside = append(outside, b.Not(sib.condD0))
+		}
+		return check(where+": target edge impossible", outside...)
 	}
 	if debug {
 		for _, f := range e.facts {

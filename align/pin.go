@@ -43,7 +43,7 @@ type pin struct {
 func (pr *Product) proposePins(e *PEdge) []pin {
 	b := pr.p.B
 	from := pr.Nodes[e.From]
-	taken := pr.edgeSamples[edgeKey{from.Key, e.DstTo}]
+	taken := pr.edgeSamples[edgeKey{from: from.Key, dstTo: e.DstTo}]
 	if len(taken) == 0 || e.Infeasible {
 		return nil
 	}

@@ -614,7 +614,9 @@ func (p *Pair) matchFrom(cr *coRun, pd *predicate, si, j, limit int, heap bool) 
 // failure it returns the target anchor to blame and why.
 func (p *Pair) predicateSpecs(runs []*coRun, preds map[ir.NodeID]*predicate) (map[edgeKey]srcSpec, ir.NodeID, string) {
 	sg, dg := p.Src.TFG, p.Dst.TFG
-	specs := map[edgeKey]srcSpec{}
+	// The uses of each target step, in the order first met.
+	steps := map[edgeKey][]stepUse{}
+	var order []edgeKey
 	for k, cr := range runs {
 		S, D := cr.src.visits, cr.dst.visits
 		si := 0
@@ -644,7 +646,7 @@ func (p *Pair) predicateSpecs(runs []*coRun, preds map[ir.NodeID]*predicate) (ma
 					return nil, dn, fmt.Sprintf("no-alignment-predicate: %s holds at no source arrival for the target's arrival %d at %#x in run %d", pd, j, dg.Nodes[dn].PC, k)
 				}
 			}
-			ek := edgeKey{nodeKey{S[si].node, D[j-1].node}, dn}
+			ek := edgeKey{from: nodeKey{S[si].node, D[j-1].node}, dstTo: dn}
 			sp := srcSpec{to: S[next].node}
 			if next > si {
 				for q := si + 1; q <= next; q++ {
@@ -663,20 +665,83 @@ func (p *Pair) predicateSpecs(runs []*coRun, preds map[ir.NodeID]*predicate) (ma
 			if sp.mu > maxUnroll {
 				return nil, blame, fmt.Sprintf("no-alignment-predicate: a source path set of %d loop passes", sp.mu)
 			}
-			if old, ok := specs[ek]; ok {
-				if old.to != sp.to || old.arrivals != sp.arrivals {
-					return nil, blame, fmt.Sprintf("predicate-overfits: the target's step from %#x to %#x pairs with two source path sets", dg.Nodes[D[j-1].node].PC, dg.Nodes[dn].PC)
-				}
-				sp.mu = max(sp.mu, old.mu)
+			if _, ok := steps[ek]; !ok {
+				order = append(order, ek)
 			}
-			specs[ek] = sp
+			steps[ek] = append(steps[ek], stepUse{sp, D[j].path, blame})
 			si = next
 			if isEnd(dg, dn) {
 				break
 			}
 		}
 	}
+	specs := map[edgeKey]srcSpec{}
+	for _, ek := range order {
+		if blame, why := splitStep(specs, ek, steps[ek]); why != "" {
+			return nil, blame, fmt.Sprintf("predicate-overfits: the target's step from %#x to %#x %s", dg.Nodes[ek.from.dst].PC, dg.Nodes[ek.dstTo].PC, why)
+		}
+	}
 	return specs, ir.NoNode, ""
+}
+
+// stepUse is one use of a target step in an aligned run: the source path
+// set it pairs with, the target's path (edge IDs), and the anchor whose
+// predicate placed the pair.
+type stepUse struct {
+	spec  srcSpec
+	path  []int
+	blame ir.NodeID
+}
+
+// splitStep adds to specs the product edges of target step ek from its
+// uses: one for every path when all uses pair with one source path set
+// (mu the largest seen); else one per source path set, whose via set is
+// the target edges its uses took (PLDI'19 Figure 3: an odd length takes
+// the peeled element's edge, an even one does not). A use whose path
+// fits another set's via set would be claimed by both: the split does not
+// separate them, and the alignment overfits.
+func splitStep(specs map[edgeKey]srcSpec, ek edgeKey, uses []stepUse) (ir.NodeID, string) {
+	type group struct {
+		spec srcSpec
+		via  map[int]bool
+		uses []stepUse
+	}
+	var groups []*group
+	for _, u := range uses {
+		var g *group
+		for _, h := range groups {
+			if h.spec.to == u.spec.to && h.spec.arrivals == u.spec.arrivals {
+				g = h
+			}
+		}
+		if g == nil {
+			g = &group{spec: u.spec, via: map[int]bool{}}
+			groups = append(groups, g)
+		}
+		g.spec.mu = max(g.spec.mu, u.spec.mu)
+		g.uses = append(g.uses, u)
+		for _, id := range u.path {
+			g.via[id] = true
+		}
+	}
+	if len(groups) == 1 {
+		specs[ek] = groups[0].spec
+		return ir.NoNode, ""
+	}
+	for _, g := range groups {
+		for _, h := range groups {
+			if h == g {
+				continue
+			}
+			for _, u := range h.uses {
+				if within(u.path, g.via) {
+					return u.blame, "pairs with two source path sets on the same target path"
+				}
+			}
+		}
+		specs[edgeKey{from: ek.from, dstTo: ek.dstTo, via: viaString(g.via)}] = g.spec
+	}
+	return ir.NoNode, ""
 }
 
 // testAlignment walks the training runs under specs, which gives the
@@ -714,7 +779,7 @@ func (p *Pair) testAlignment(specs map[edgeKey]srcSpec, train, test []*coRun) (a
 func specsKey(specs map[edgeKey]srcSpec) string {
 	var parts []string
 	for k, sp := range specs {
-		parts = append(parts, fmt.Sprintf("%d/%d/%d:%d/%d/%d", k.from.src, k.from.dst, k.dstTo, sp.to, sp.arrivals, sp.mu))
+		parts = append(parts, fmt.Sprintf("%d/%d/%d[%s]:%d/%d/%d", k.from.src, k.from.dst, k.dstTo, k.via, sp.to, sp.arrivals, sp.mu))
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ",")

@@ -39,7 +39,9 @@ type Product struct {
 	rsp0  ir.Term
 	live  [2]map[ir.NodeID]map[int]bool // per side, per anchor
 	// edgeSamples are the aligned states after which the runs took each
-	// product edge (by its from-node and target anchor).
+	// product edge (by its from-node and target anchor, via unset: the
+	// edges of one step's via sets share its states, the guesses made on
+	// them are proved or dropped either way).
 	edgeSamples map[edgeKey][]sample
 	// taint, under the OBVA model, tells the source values that may be
 	// derived from the entry rsp (obva.go); nil otherwise.
@@ -76,9 +78,16 @@ type comp struct {
 
 // PEdge is a product edge.
 type PEdge struct {
-	From, To   int
-	DstTo      ir.NodeID
-	Spec       srcSpec
+	From, To int
+	DstTo    ir.NodeID
+	// Via, when set, restricts the target's paths to DstTo to those that
+	// take only the target edges it lists (edgeKey).
+	Via  string
+	Spec srcSpec
+	// except, on an infeasible edge, are the edges of the via sets that
+	// split its step: it stands for the paths outside them, which the
+	// target must be unable to take.
+	except     []*PEdge
 	Infeasible bool // no source side: the target edge must be impossible here
 	dst, src   *ir.Edge
 	// The edge over the from-node's state.
@@ -541,7 +550,12 @@ func (pr *Product) pathSets(e *PEdge) {
 	from := pr.Nodes[e.From]
 	dg, sg := pr.p.Dst.TFG, pr.p.Src.TFG
 	da := anchorSet(dg)
-	e.dst = dg.PathSet(from.Key.dst, e.DstTo, ir.PathOptions{Mu: 1, Through: func(v ir.NodeID) bool { return !da[v] }})
+	o := ir.PathOptions{Mu: 1, Through: func(v ir.NodeID) bool { return !da[v] }}
+	if e.Via != "" {
+		via := viaIDs(e.Via)
+		o.Edge = func(de *ir.Edge) bool { return via[de.ID] }
+	}
+	e.dst = dg.PathSet(from.Key.dst, e.DstTo, o)
 	switch {
 	case e.Infeasible:
 	case e.Spec.stays():
@@ -764,15 +778,19 @@ func (pr *Product) String() string {
 		}
 	}
 	for _, e := range pr.Edges {
+		dst := fmt.Sprintf("%#x", dg.Nodes[e.DstTo].PC)
+		if e.Via != "" {
+			dst += " via edges " + e.Via
+		}
 		if e.Infeasible {
-			fmt.Fprintf(&sb, "edge n%d → dst %#x: infeasible\n", e.From, dg.Nodes[e.DstTo].PC)
+			fmt.Fprintf(&sb, "edge n%d → dst %s: infeasible\n", e.From, dst)
 			continue
 		}
 		if e.Spec.stays() {
-			fmt.Fprintf(&sb, "edge n%d → n%d: dst to %#x; src stays\n", e.From, e.To, dg.Nodes[e.DstTo].PC)
+			fmt.Fprintf(&sb, "edge n%d → n%d: dst to %s; src stays\n", e.From, e.To, dst)
 			continue
 		}
-		fmt.Fprintf(&sb, "edge n%d → n%d: dst to %#x; src to %#x, arrival %d, ≤%d loop passes\n", e.From, e.To, dg.Nodes[e.DstTo].PC, sg.Nodes[e.Spec.to].PC, e.Spec.arrivals, e.Spec.mu)
+		fmt.Fprintf(&sb, "edge n%d → n%d: dst to %s; src to %#x, arrival %d, ≤%d loop passes\n", e.From, e.To, dst, sg.Nodes[e.Spec.to].PC, e.Spec.arrivals, e.Spec.mu)
 	}
 	return sb.String()
 }

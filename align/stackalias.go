@@ -261,7 +261,7 @@ type addrSamples struct {
 // went on to target anchor to, or on all of n's states when none did. It
 // returns nil when there are too few states to go by.
 func (pr *Product) newAddrSamples(n *PNode, to ir.NodeID) *addrSamples {
-	samples := pr.edgeSamples[edgeKey{n.Key, to}]
+	samples := pr.edgeSamples[edgeKey{from: n.Key, dstTo: to}]
 	if len(samples) == 0 {
 		samples = n.samples
 		if len(samples) < 2 {

@@ -240,7 +240,17 @@ func (p *Pair) recordedAlignment(g prove.Graph, runs []*coRun) (alignment, strin
 		if e.SrcPath.Mu > maxUnroll || e.SrcPath.Arrivals > maxLook {
 			return alignment{}, fmt.Sprintf("edge %d: a source path set (arrival %d, %d loop passes) beyond what the engine builds (%d, %d)", i, e.SrcPath.Arrivals, e.SrcPath.Mu, maxLook, maxUnroll)
 		}
-		ek := edgeKey{keys[e.From], look(dg, da, e.DstTo, fmt.Sprintf("edge %d target", i))}
+		ek := edgeKey{from: keys[e.From], dstTo: look(dg, da, e.DstTo, fmt.Sprintf("edge %d target", i))}
+		if len(e.DstVia) > 0 {
+			ids := map[int]bool{}
+			for _, v := range e.DstVia {
+				if v.ID >= len(dg.Edges) || dg.Nodes[dg.Edges[v.ID].From].PC != uint64(v.From) || dg.Nodes[dg.Edges[v.ID].To].PC != uint64(v.To) {
+					return alignment{}, fmt.Sprintf("the proof's graph does not fit the binaries: edge %d: the target has no edge %d from %#x to %#x", i, v.ID, uint64(v.From), uint64(v.To))
+				}
+				ids[v.ID] = true
+			}
+			ek.via = viaString(ids)
+		}
 		sp := srcSpec{to: look(sg, sa, e.SrcPath.To, fmt.Sprintf("edge %d source", i)), arrivals: e.SrcPath.Arrivals, mu: e.SrcPath.Mu}
 		if bad != "" {
 			return alignment{}, "the proof's graph does not fit the binaries: " + bad

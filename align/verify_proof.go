@@ -42,6 +42,11 @@ func (pr *Product) graph(withInvariants bool) prove.Graph {
 	}
 	for _, e := range pr.Edges {
 		pe := prove.ProofEdge{From: e.From, DstTo: anchorOf(dg, e.DstTo)}
+		for id := range viaIDs(e.Via) {
+			de := dg.Edges[id]
+			pe.DstVia = append(pe.DstVia, prove.ViaEdge{ID: id, From: prove.Addr(dg.Nodes[de.From].PC), To: prove.Addr(dg.Nodes[de.To].PC)})
+		}
+		sort.Slice(pe.DstVia, func(i, j int) bool { return pe.DstVia[i].ID < pe.DstVia[j].ID })
 		if e.Infeasible {
 			pe.Infeasible = true
 		} else {

@@ -648,6 +648,8 @@ type PathOptions struct {
 	// Through, when set, restricts the nodes a path may pass through (its
 	// start and end need not satisfy it).
 	Through func(NodeID) bool
+	// Edge, when set, restricts the edges a path may take.
+	Edge func(*Edge) bool
 }
 
 // PathSet returns the composite edge of every path from from to to within
@@ -660,7 +662,7 @@ func (g *TFG) PathSet(from, to NodeID, o PathOptions) *Edge {
 	if o.Arrivals <= 0 {
 		o.Arrivals = 1
 	}
-	r := g.sweep(from, o.Mu, o.Arrivals, func(v NodeID) bool { return v == to }, o.Through)
+	r := g.sweep(from, o.Mu, o.Arrivals, func(v NodeID) bool { return v == to }, o.Through, o.Edge)
 	return r[to]
 }
 
@@ -669,9 +671,10 @@ func (g *TFG) PathSet(from, to NodeID, o PathOptions) *Edge {
 // order — an order in which every extension goes strictly later, so each
 // state is final before it is extended — merging paths that meet in the
 // same state by parallel composition. Arriving at a node where end holds
-// counts an arrival; at the arrivals-th the path ends there. It returns the
-// composite edge to each end node reached.
-func (g *TFG) sweep(from NodeID, mu, arrivals int, end, through func(NodeID) bool) map[NodeID]*Edge {
+// counts an arrival; at the arrivals-th the path ends there. Edges that
+// edge (when set) refuses are not taken. It returns the composite edge to
+// each end node reached.
+func (g *TFG) sweep(from NodeID, mu, arrivals int, end, through func(NodeID) bool, edge func(*Edge) bool) map[NodeID]*Edge {
 	o := g.dfs()
 	type key struct {
 		v    NodeID
@@ -699,6 +702,9 @@ func (g *TFG) sweep(from NodeID, mu, arrivals int, end, through func(NodeID) boo
 					continue
 				}
 				for _, e := range g.out[v] {
+					if edge != nil && !edge(e) {
+						continue
+					}
 					k2 := k
 					if o.pos[e.To] <= o.pos[v] {
 						k2++
@@ -775,7 +781,7 @@ func (g *TFG) Collapse(anchors []NodeID) *TFG {
 		}
 		// mu = 1: every retreating edge enters an anchor, where the path
 		// ends, so no path between anchors takes more than one.
-		res := g.sweep(NodeID(v), 1, 1, isAnchor, notAnchor)
+		res := g.sweep(NodeID(v), 1, 1, isAnchor, notAnchor, nil)
 		tos := make([]NodeID, 0, len(res))
 		for w := range res {
 			tos = append(tos, w)

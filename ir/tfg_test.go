@@ -235,6 +235,12 @@ func TestPathSetDiamonds(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("path set of %d diamonds took %v", k, d)
 	}
+	// An edge filter that refuses the left arm of the first and last
+	// diamonds leaves a quarter of the paths.
+	left := map[ir.NodeID]bool{heads[0] + 1: true, heads[k-1] + 1: true}
+	if e := g.PathSet(heads[0], heads[k], ir.PathOptions{Edge: func(e *ir.Edge) bool { return !left[e.To] }}); e == nil || e.Path.Count() != 1<<(k-2) {
+		t.Fatalf("filtered path set %v", e)
+	}
 	c := g.Collapse(nil)
 	if len(c.Nodes) != 2 || len(c.Edges) != 1 {
 		t.Fatalf("collapsed diamonds: %s", c.Stats())

@@ -37,7 +37,7 @@ import (
 // Proof file identification.
 const (
 	ProofFormat  = "eqc-proof"
-	ProofVersion = 1
+	ProofVersion = 2 // 2: edges' dst_via
 )
 
 // Engines a proof file may name.
@@ -137,11 +137,25 @@ type ProofNode struct {
 // path set it is paired with, leading to node To, or Infeasible: the
 // target cannot take that path at From.
 type ProofEdge struct {
-	From       int       `json:"from"`
-	To         *int      `json:"to,omitempty"`
-	DstTo      Anchor    `json:"dst_to"`
+	From  int    `json:"from"`
+	To    *int   `json:"to,omitempty"`
+	DstTo Anchor `json:"dst_to"`
+	// DstVia, when set, restricts the target's paths to those that take
+	// only these edges of its TFG: one target step split by the source
+	// path sets its paths pair with (PLDI'19 Figure 3). The checker
+	// requires the step's via sets to cover every path of it.
+	DstVia     []ViaEdge `json:"dst_via,omitempty"`
 	SrcPath    *PathSpec `json:"src_path,omitempty"`
 	Infeasible bool      `json:"infeasible,omitempty"`
+}
+
+// ViaEdge is an edge of the target's TFG: its number (the lifter's, in
+// the order it builds the TFG) and the addresses of its ends, which the
+// checker compares with the edge it numbers so.
+type ViaEdge struct {
+	ID   int  `json:"id"`
+	From Addr `json:"from"`
+	To   Addr `json:"to"`
 }
 
 // PathSpec is a source path set: from the from-node's source anchor to
@@ -248,6 +262,11 @@ func (pf *ProofFile) Validate() error {
 		}
 		if e.DstTo.Kind == "" {
 			return bad("edge %d: dst_to without a kind", i)
+		}
+		for k, v := range e.DstVia {
+			if v.ID < 0 || k > 0 && v.ID <= e.DstVia[k-1].ID {
+				return bad("edge %d: dst_via needs edge ids ≥ 0 in increasing order", i)
+			}
 		}
 		if e.Infeasible {
 			if e.To != nil || e.SrcPath != nil {

@@ -3,6 +3,7 @@ package prove
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -55,7 +56,7 @@ func TestProofFileRoundTrip(t *testing.T) {
 		t.Errorf("read back\n%+v\nwant\n%+v", got, pf)
 	}
 	data, _ := os.ReadFile(path)
-	for _, want := range []string{`"format": "eqc-proof"`, `"version": 1`, `"pc": "0x1c"`, `"infeasible": true`, `(bvult |n1.src.stack-0xc/4|`} {
+	for _, want := range []string{`"format": "eqc-proof"`, `"version": 2`, `"pc": "0x1c"`, `"infeasible": true`, `(bvult |n1.src.stack-0xc/4|`} {
 		if !bytes.Contains(data, []byte(want)) {
 			t.Errorf("file lacks %s:\n%s", want, data)
 		}
@@ -104,7 +105,11 @@ func TestProofFileRejectsMalformed(t *testing.T) {
 		{name: "trailing data", text: func(s string) string { return s + "{}" }, want: "data after"},
 		{name: "pc not hex", text: func(s string) string { return strings.Replace(s, `"0x1c"`, `"28"`, 1) }, want: "0x"},
 		{name: "other format", edit: func(pf *ProofFile) { pf.Format = "coq" }, want: "format"},
-		{name: "newer version", edit: func(pf *ProofFile) { pf.Version = 2 }, want: "version 2"},
+		{name: "newer version", edit: func(pf *ProofFile) { pf.Version = ProofVersion + 1 }, want: fmt.Sprintf("version %d", ProofVersion+1)},
+		{name: "older version", edit: func(pf *ProofFile) { pf.Version = 1 }, want: "version 1"},
+		{name: "via edges out of order", edit: func(pf *ProofFile) {
+			pf.Product.Edges[0].DstVia = []ViaEdge{{ID: 3, From: 0x10, To: 0x20}, {ID: 2, From: 0x20, To: 0x30}}
+		}, want: "dst_via"},
 		{name: "unknown engine", edit: func(pf *ProofFile) { pf.Engine = "magic" }, want: "engine"},
 		{name: "no target hash", edit: func(pf *ProofFile) { pf.Target.SHA256 = "" }, want: "target: sha256"},
 		{name: "uppercase hash", edit: func(pf *ProofFile) { pf.Source.SHA256 = strings.Repeat("AB", 32) }, want: "source: sha256"},

@@ -1,8 +1,10 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -369,6 +371,57 @@ func KernelTableOf(k KernelTable) *Table {
 	return t
 }
 
+// SearchTable is one line per loop-engine check (one that tried an
+// alignment predicate, built a product or learned an invariant
+// candidate, or whose data engine found no predicate to try), sorted: the
+// search effort PLDI'19 §5 reports per benchmark — alignment predicate
+// assignments tried, alignments built into a product (viable PAAs), the
+// product's size, invariant conjuncts learned and kept by Houdini, and
+// the seconds. Nil when no row has any.
+func SearchTable(rows []Row) *Table {
+	var rs []*Row
+	for i := range rows {
+		r := &rows[i]
+		noPredicate := strings.HasPrefix(r.Reason, "no-alignment-predicate") || strings.HasPrefix(r.Reason, "predicate-overfits") || strings.HasPrefix(r.Reason, "too-few-vectors")
+		if r.AlignmentPredicatesTried > 0 || r.CorrelationsTried > 0 || r.Candidates > 0 || noPredicate {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	slices.SortFunc(rs, func(a, b *Row) int {
+		return cmp.Or(cmp.Compare(a.Suite, b.Suite), cmp.Compare(a.Benchmark, b.Benchmark), cmp.Compare(a.Function, b.Function),
+			cmp.Compare(a.Compiler, b.Compiler), cmp.Compare(a.SrcOpt, b.SrcOpt), cmp.Compare(a.DstOpt, b.DstOpt),
+			cmp.Compare(a.UBModel, b.UBModel), cmp.Compare(a.Engine, b.Engine), cmp.Compare(a.Variant, b.Variant))
+	})
+	t := &Table{
+		Title:  "Loop engine search per check",
+		Header: []string{"suite", "benchmark", "compiler", "opt", "ub", "engine", "out", "proved by", "predicates", "alignments", "nodes", "edges", "conjuncts", "kept", "s"},
+		Right:  []bool{false, false, false, false, false, false, false, false, true, true, true, true, true, true, true},
+	}
+	for _, r := range rs {
+		name := r.Benchmark
+		if r.Function != r.Benchmark {
+			name += " " + r.Function
+		}
+		if r.Variant != "" && r.Variant != "default" {
+			name += " (" + r.Variant + ")"
+		}
+		by := ""
+		if r.Verdict == Equivalent {
+			by = r.Engine
+		}
+		kind, _, _ := strings.Cut(r.Reason, ":") // the reason's kind: the table is wide already
+		t.Rows = append(t.Rows, []string{r.Suite, name, r.Compiler, optLabel(r.SrcOpt, r.DstOpt), dash(r.UBModel), r.Engine, Mark(r.Verdict, kind), by,
+			strconv.FormatInt(r.AlignmentPredicatesTried, 10), strconv.FormatInt(r.CorrelationsTried, 10),
+			strconv.FormatInt(r.ProductNodes, 10), strconv.FormatInt(r.ProductEdges, 10),
+			strconv.FormatInt(r.Candidates, 10), strconv.FormatInt(r.Invariants, 10), Seconds(r.WallS)})
+	}
+	t.Notes = []string{"predicates: alignment predicate assignments the data engine aligned the runs by; alignments: those built into a product and tried (viable PAAs); nodes, edges: the product proved, or else the first tried; conjuncts: invariant candidates learned over its nodes, kept: those Houdini kept."}
+	return t
+}
+
 func locString(n int64) string {
 	if n == 0 {
 		return ""
@@ -377,8 +430,8 @@ func locString(n int64) string {
 }
 
 // WriteReport prints the whole report of rows: the summary, the UB
-// ablation (when more than one UB model occurs) and the per-kernel table of
-// each suite. Repeated checks count once (Latest).
+// ablation (when more than one UB model occurs), the per-kernel table of
+// each suite and the loop engine's search per check (when any). Repeated checks count once (Latest).
 func WriteReport(w io.Writer, rows []Row, f Format) error {
 	rows = Latest(rows)
 	groups := Summarize(rows)
@@ -388,6 +441,9 @@ func WriteReport(w io.Writer, rows []Row, f Format) error {
 	}
 	for _, k := range Kernels(rows) {
 		tables = append(tables, KernelTableOf(k))
+	}
+	if t := SearchTable(rows); t != nil {
+		tables = append(tables, t)
 	}
 	for _, t := range tables {
 		if err := t.Write(w, f); err != nil {
