@@ -157,7 +157,7 @@ func (p *Pair) correlate(runs []*coRun, limit int) []alignment {
 		}
 		a := alignment{specs: specs}
 		for _, cr := range runs {
-			pairs, missing, cands, ok := p.walk(cr, specs)
+			pairs, missing, cands, ok := p.walk(cr, specs, true)
 			if !ok {
 				return
 			}
@@ -182,8 +182,9 @@ func (p *Pair) correlate(runs []*coRun, limit int) []alignment {
 
 // walk follows co-execution cr under specs. It returns the aligned pairs;
 // or the first product edge without a spec and the candidates for it; or
-// ok = false when the runs contradict specs.
-func (p *Pair) walk(cr *coRun, specs map[edgeKey]srcSpec) (pairs []visitPair, missing *edgeKey, cands []srcSpec, ok bool) {
+// ok = false when the runs contradict specs (with heap, also when the
+// memories disagree at one of a spec's first uses in the run).
+func (p *Pair) walk(cr *coRun, specs map[edgeKey]srcSpec, heap bool) (pairs []visitPair, missing *edgeKey, cands []srcSpec, ok bool) {
 	S, D := cr.src.visits, cr.dst.visits
 	sg, dg := p.Src.TFG, p.Dst.TFG
 	si := 0
@@ -236,7 +237,7 @@ func (p *Pair) walk(cr *coRun, specs map[edgeKey]srcSpec) (pairs []visitPair, mi
 			spec.mu = mu
 			specs[ek] = spec
 		}
-		if uses[ek] < heapChecksEach {
+		if heap && uses[ek] < heapChecksEach {
 			uses[ek]++
 			if !heapEqual(S[next].state[x86.StateMem].Mem(), D[j+1].state[x86.StateMem].Mem(), cr.rsp0) {
 				return nil, nil, nil, false

@@ -117,7 +117,8 @@
 //     loop does not change) pair each
 //     target arrival with the first later source arrival where the
 //     predicate holds (and, at the first few arrivals at each anchor, the
-//     memories agree); consecutive pairs give each
+//     memories agree; when no alignment comes out so, a second round
+//     drops that); consecutive pairs give each
 //     product edge its source path set, which may be empty (the source
 //     stays while the target steps; buildProduct refuses a cycle of such
 //     edges). A target step whose runs pair it with several source path

@@ -62,12 +62,14 @@ var handVecPairs = []handVecPair{
 	// of the paper's Figure 3 has two transitions there, two via sets
 	// here. clang-16 indexes its loop from a pointer the odd case moved:
 	// the source's index is then the loop's plus a difference of two
-	// values fixed for the run, which no predicate here has.
+	// values fixed for the run, which no predicate here has. Without heap
+	// equality one aligns the counters off by the odd element, and the
+	// memories then disagree in the proof.
 	{fn: "flip_bits", ref: "flip_f.c", opt: "flip_g.c",
 		want: map[[2]string]string{
 			{"gcc-12", "obva"}:   Equivalent,
 			{"gcc-12", "none"}:   Unknown + " invariants-too-weak",
-			{"clang-16", "obva"}: Unknown + " no-alignment-predicate",
+			{"clang-16", "obva"}: Unknown + " invariants-too-weak",
 		},
 		mutants: []loopMutant{
 			{name: "skip", from: "array++;", to: "array += 2;"},
@@ -229,6 +231,9 @@ func checkHandVec(t *testing.T, mu *sync.Mutex, key string, req Request, want st
 	if res.Verdict != verdict || !strings.HasPrefix(res.Reason, reason) {
 		t.Errorf("%s: %s (%s), want %s", key, res.Verdict, res.Reason, want)
 	}
+	if strings.HasPrefix(res.Reason, "no-alignment-predicate") && !strings.HasSuffix(res.Reason, "(nor without heap equality)") {
+		t.Errorf("%s: %s: the search did not go on without heap equality", key, res.Reason)
+	}
 	if res.Verdict == Equivalent && (res.Engine != EngineData || res.Proof == nil || !v.Verified) {
 		t.Errorf("%s: proved by the %s engine, proof verified %v (%s)", key, res.Engine, v.Verified, v.Reason)
 	}
@@ -261,7 +266,7 @@ func TestInvariantBase(t *testing.T) {
 	dg := p.Dst.TFG
 	var texts []string
 	for _, a := range anchorsOf(dg) {
-		for _, pd := range p.anchorPredicates(runs, a, p.changingVars(runs, 0, p.Src.TFG, nil), p.predicateBases()) {
+		for _, pd := range p.anchorPredicates(runs, a, p.changingVars(runs, 0, p.Src.TFG, nil), p.predicateBases(), true) {
 			texts = append(texts, fmt.Sprintf("%#x: %s", dg.Nodes[a].PC, pd))
 		}
 	}

@@ -173,9 +173,11 @@ const (
 // DESIGN.md has auto run the two engines concurrently. Here they share
 // everything but the alignment (co-execution, the product, learning and
 // the obligations), and two products proved at once on a 2-core machine
-// running two checks each take twice as long; so auto tries the
-// correlator's alignments, then the predicates' that differ from them,
-// and the first proof ends the check as a race's winner would.
+// running two checks each take twice as long; and both would build terms
+// in the pair's one ir.Builder, which is not safe for concurrent use. So
+// auto tries the correlator's alignments, then the predicates' that
+// differ from them, and the first proof ends the check as a race's
+// winner would.
 func (p *Pair) loopEngines() []string {
 	switch p.Engine {
 	case EngineStatic:

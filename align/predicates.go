@@ -224,8 +224,30 @@ type dataSearch struct {
 }
 
 // dataAlignments searches for up to limit alignments by alignment
-// predicates over the training runs, each accepted by the test runs.
+// predicates over the training runs, each accepted by the test runs:
+// first with the memories of aligned states required to agree (at the
+// first few arrivals per anchor), then, when that finds none, without
+// (PLDI'19 §4.6: a target that stores ahead of the source, or later,
+// still aligns by its counters; the proof decides either way).
 func (p *Pair) dataAlignments(ctx context.Context, train, test []*coRun, limit int) ([]alignment, dataSearch) {
+	out, ds := p.dataRound(ctx, train, test, limit, true)
+	if len(out) > 0 || ctx.Err() != nil {
+		return out, ds
+	}
+	out, ds2 := p.dataRound(ctx, train, test, limit, false)
+	ds2.tried += ds.tried
+	if len(out) == 0 {
+		ds2.reason = ds.reason + " (nor without heap equality)"
+		if ctx.Err() != nil {
+			ds2.reason = "timeout"
+		}
+	}
+	return out, ds2
+}
+
+// dataRound is one round of dataAlignments' search, with heap equality
+// required of aligned states or not.
+func (p *Pair) dataRound(ctx context.Context, train, test []*coRun, limit int, heap bool) ([]alignment, dataSearch) {
 	var ds dataSearch
 	sg, dg := p.Src.TFG, p.Dst.TFG
 	// The target's loop anchors the runs reach, in address order.
@@ -252,7 +274,7 @@ func (p *Pair) dataAlignments(ctx context.Context, train, test []*coRun, limit i
 	index := map[ir.NodeID]int{}
 	for i, a := range anchors {
 		index[a] = i
-		choices[i] = p.anchorPredicates(train, a, srcVars, bases)
+		choices[i] = p.anchorPredicates(train, a, srcVars, bases, heap)
 		if debug {
 			for _, pd := range choices[i] {
 				fmt.Fprintf(os.Stderr, "eqc: predicate at %#x: %s\n", dg.Nodes[a].PC, pd)
@@ -280,11 +302,11 @@ func (p *Pair) dataAlignments(ctx context.Context, train, test []*coRun, limit i
 		for i, a := range anchors {
 			preds[a] = choices[i][pick[i]]
 		}
-		specs, blame, why := p.predicateSpecs(train, preds)
+		specs, blame, why := p.predicateSpecs(train, preds, heap)
 		if specs != nil {
 			// Tested or not, the next assignment varies the last anchor.
 			blame = anchors[len(anchors)-1]
-			a, why2 := p.testAlignment(specs, train, test)
+			a, why2 := p.testAlignment(specs, train, test, heap)
 			if why2 == "" {
 				key := specsKey(specs)
 				if !done[key] {
@@ -457,7 +479,7 @@ func (p *Pair) invariantBases(runs []*coRun, a ir.NodeID, bases []predicateBase)
 // when in every short run reaching a each arrival there meets a later
 // source arrival where it holds (and, at the first few, the memories
 // agree).
-func (p *Pair) anchorPredicates(runs []*coRun, a ir.NodeID, srcVars []alignVar, bases []predicateBase) []*predicate {
+func (p *Pair) anchorPredicates(runs []*coRun, a ir.NodeID, srcVars []alignVar, bases []predicateBase, heap bool) []*predicate {
 	sg := p.Src.TFG
 	dstVars := p.changingVars(runs, 1, p.Dst.TFG, &a)
 	// The first arrival at a of each run reaching it, and the source
@@ -556,7 +578,7 @@ func (p *Pair) anchorPredicates(runs []*coRun, a ir.NodeID, srcVars []alignVar, 
 		if len(out) >= maxPerAnchor || n >= maxProbes {
 			break
 		}
-		if p.probe(reaching, a, pd) {
+		if p.probe(reaching, a, pd, heap) {
 			out = append(out, pd)
 		}
 	}
@@ -568,7 +590,7 @@ func (p *Pair) anchorPredicates(runs []*coRun, a ir.NodeID, srcVars []alignVar, 
 // (the first at a loop anchor where pd holds and memories agree; after
 // the first, within maxLook source arrivals), up to where a run's source
 // side was cut short.
-func (p *Pair) probe(runs []*coRun, a ir.NodeID, pd *predicate) bool {
+func (p *Pair) probe(runs []*coRun, a ir.NodeID, pd *predicate, heap bool) bool {
 	for _, cr := range runs {
 		S, D := cr.src.visits, cr.dst.visits
 		si, limit, arrivals := 1, maxKSourceVisits, 0
@@ -577,7 +599,7 @@ func (p *Pair) probe(runs []*coRun, a ir.NodeID, pd *predicate) bool {
 				continue
 			}
 			arrivals++
-			next := p.matchFrom(cr, pd, si, j, limit, arrivals <= heapChecksEach*4)
+			next := p.matchFrom(cr, pd, si, j, limit, heap && arrivals <= heapChecksEach*4)
 			if next < 0 {
 				if !cr.src.ended && si+maxLook >= len(S) {
 					break
@@ -612,7 +634,7 @@ func (p *Pair) matchFrom(cr *coRun, pd *predicate, si, j, limit int, heap bool) 
 // predicateSpecs aligns every training run by preds (one per target loop
 // anchor) and turns consecutive aligned pairs into source path sets. On
 // failure it returns the target anchor to blame and why.
-func (p *Pair) predicateSpecs(runs []*coRun, preds map[ir.NodeID]*predicate) (map[edgeKey]srcSpec, ir.NodeID, string) {
+func (p *Pair) predicateSpecs(runs []*coRun, preds map[ir.NodeID]*predicate, heap bool) (map[edgeKey]srcSpec, ir.NodeID, string) {
 	sg, dg := p.Src.TFG, p.Dst.TFG
 	// The uses of each target step, in the order first met.
 	steps := map[edgeKey][]stepUse{}
@@ -638,7 +660,7 @@ func (p *Pair) predicateSpecs(runs []*coRun, preds map[ir.NodeID]*predicate) (ma
 			} else {
 				pd := preds[dn]
 				uses[dn]++
-				next = p.matchFrom(cr, pd, si, j, si+maxLook+1, uses[dn] <= heapChecksEach)
+				next = p.matchFrom(cr, pd, si, j, si+maxLook+1, heap && uses[dn] <= heapChecksEach)
 				if next < 0 {
 					if !cr.src.ended && si+maxLook >= len(S) {
 						break // the source run was cut short
@@ -747,10 +769,10 @@ func splitStep(specs map[edgeKey]srcSpec, ek edgeKey, uses []stepUse) (ir.NodeID
 // testAlignment walks the training runs under specs, which gives the
 // aligned pairs learning uses (as the proof checker will walk them), and
 // then the test runs (§4.3: a PAA that does not accept them overfits).
-func (p *Pair) testAlignment(specs map[edgeKey]srcSpec, train, test []*coRun) (alignment, string) {
+func (p *Pair) testAlignment(specs map[edgeKey]srcSpec, train, test []*coRun, heap bool) (alignment, string) {
 	a := alignment{specs: specs}
 	for k, cr := range append(append([]*coRun{}, train...), test...) {
-		pairs, missing, _, ok := p.walk(cr, specs)
+		pairs, missing, _, ok := p.walk(cr, specs, heap)
 		if ok && missing != nil && k >= len(train) && p.Dst.TFG.Nodes[missing.dstTo].Kind == ir.NodeExit {
 			// A test run leaves for the exit from where no training run
 			// did: buildProduct pairs such an edge with the source's way
