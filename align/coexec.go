@@ -146,8 +146,7 @@ func (p *Pair) newCoRun(k int) *coRun {
 	// Runs 5 and 6 take their arguments just below the largest constant
 	// the target compares with (a loop bound), where a versioned loop
 	// keeps its paths for short trip counts.
-	narrow, nparams := p.narrowArgs()
-	strs := p.stringArgs()
+	narrow, strs, nparams := p.registerParams()
 	consts := p.boundConstants()
 	for i, r := range x86.CalleeArgRegs {
 		a := env.hash("arg", uint64(i)) % 64
@@ -215,31 +214,6 @@ func placeString(env *hashEnv, k, i int, n uint64) (uint64, []byte) {
 	return addr, s
 }
 
-// stringArgs reports, per integer argument register, whether the source's
-// DWARF signature passes a pointer to a char type in it: co-executions
-// pass a NUL-terminated string there (a string function reads until the
-// NUL, and the memory's default byte never ends one).
-func (p *Pair) stringArgs() []bool {
-	out := make([]bool, len(x86.CalleeArgRegs))
-	f := p.Src.Fn.Func
-	if f == nil || f.Debug == nil {
-		return out
-	}
-	for i, v := range f.Debug.Params {
-		if i >= len(out) {
-			break
-		}
-		switch v.Type.Kind {
-		case x86.KindInt, x86.KindBool, x86.KindEnum:
-		case x86.KindPointer:
-			out[i] = isCharPointer(v.Type)
-		default:
-			return out // elsewhere, or in several registers: stop
-		}
-	}
-	return out
-}
-
 // boundConstants are the constants the target's branch conditions use
 // that could be loop bounds (16 to 2^24), in increasing order.
 func (p *Pair) boundConstants() []uint64 {
@@ -271,24 +245,36 @@ func (p *Pair) boundConstants() []uint64 {
 // parameters (all of them when there is no signature, or one too
 // complicated to follow).
 func (p *Pair) narrowArgs() ([]bool, int) {
-	out := make([]bool, len(x86.CalleeArgRegs))
+	narrow, _, n := p.registerParams()
+	return narrow, n
+}
+
+// registerParams walks the source's DWARF signature over the integer
+// argument registers: per register, whether its parameter is narrower
+// than 8 bytes and whether it points to a char type (co-executions pass
+// a NUL-terminated string there: a string function reads until the NUL,
+// which the memory's default byte seldom is); and how many registers
+// carry parameters (all of them when there is no signature, or one too
+// complicated to follow).
+func (p *Pair) registerParams() (narrow, str []bool, n int) {
+	narrow, str = make([]bool, len(x86.CalleeArgRegs)), make([]bool, len(x86.CalleeArgRegs))
 	f := p.Src.Fn.Func
 	if f == nil || f.Debug == nil || f.Debug.Variadic {
-		return out, len(out)
+		return narrow, str, len(narrow)
 	}
-	i := 0
 	for _, v := range f.Debug.Params {
 		switch v.Type.Kind {
 		case x86.KindInt, x86.KindBool, x86.KindEnum, x86.KindPointer:
 		default:
-			return out, len(out) // elsewhere, or in several registers: stop
+			return narrow, str, len(narrow) // elsewhere, or in several registers: stop
 		}
-		if i < len(out) {
-			out[i] = v.Type.Size > 0 && v.Type.Size < 8
+		if n < len(narrow) {
+			narrow[n] = v.Type.Size > 0 && v.Type.Size < 8
+			str[n] = isCharPointer(v.Type)
 		}
-		i++
+		n++
 	}
-	return out, i
+	return narrow, str, n
 }
 
 // execute runs g from the entry on st for at most maxSteps edges,

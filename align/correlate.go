@@ -79,23 +79,19 @@ func within(path []int, ids map[int]bool) bool {
 }
 
 // stepSpec finds the spec of the target's step from from to dstTo along
-// path: the one for every path, else the first via set holding path (by
-// key order, so that it is deterministic).
+// path: the one for every path, else the first via set (in viaKeys'
+// order) holding path.
 func stepSpec(specs map[edgeKey]srcSpec, from nodeKey, dstTo ir.NodeID, path []int) (edgeKey, srcSpec, bool) {
 	ek := edgeKey{from: from, dstTo: dstTo}
 	if sp, ok := specs[ek]; ok {
 		return ek, sp, true
 	}
-	var best *edgeKey
-	for k := range specs {
-		if k.from == from && k.dstTo == dstTo && k.via != "" && within(path, viaIDs(k.via)) && (best == nil || k.via < best.via) {
-			best = &k
+	for _, k := range viaKeys(specs, from, dstTo) {
+		if within(path, viaIDs(k.via)) {
+			return k, specs[k], true
 		}
 	}
-	if best == nil {
-		return ek, srcSpec{}, false
-	}
-	return *best, specs[*best], true
+	return ek, srcSpec{}, false
 }
 
 // srcSpec is the source side of a product edge: the path set from the

@@ -477,8 +477,8 @@ func (p *Pair) invariantBases(runs []*coRun, a ir.NodeID, bases []predicateBase)
 // (at least two) is a candidate. Candidates are probed smallest |k| first
 // (then the paper's form: no base, unit coefficients): a candidate passes
 // when in every short run reaching a each arrival there meets a later
-// source arrival where it holds (and, at the first few, the memories
-// agree).
+// source arrival where it holds (and, with heap, at the first few, the
+// memories agree).
 func (p *Pair) anchorPredicates(runs []*coRun, a ir.NodeID, srcVars []alignVar, bases []predicateBase, heap bool) []*predicate {
 	sg := p.Src.TFG
 	dstVars := p.changingVars(runs, 1, p.Dst.TFG, &a)
@@ -587,9 +587,9 @@ func (p *Pair) anchorPredicates(runs []*coRun, a ir.NodeID, srcVars []alignVar, 
 
 // probe reports whether pd aligns, in every run, each arrival at the
 // target's anchor a with a source arrival no earlier than the last one's
-// (the first at a loop anchor where pd holds and memories agree; after
-// the first, within maxLook source arrivals), up to where a run's source
-// side was cut short.
+// (the first at a loop anchor where pd holds and, with heap, memories
+// agree; after the first, within maxLook source arrivals), up to where a
+// run's source side was cut short.
 func (p *Pair) probe(runs []*coRun, a ir.NodeID, pd *predicate, heap bool) bool {
 	for _, cr := range runs {
 		S, D := cr.src.visits, cr.dst.visits
