@@ -25,7 +25,7 @@ type visit struct {
 	node     ir.NodeID
 	state    []ir.Value
 	retreats int   // retreating edges taken before this arrival
-	path     []int // the IDs of the edges taken since the run's last arrival
+	path     []int // target runs: the IDs of the edges taken since the last arrival
 }
 
 // run is one side's run from the entry.
@@ -278,8 +278,10 @@ func (p *Pair) registerParams() (narrow, str []bool, n int) {
 }
 
 // execute runs g from the entry on st for at most maxSteps edges,
-// recording every arrival at an anchor and every stack store.
-func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, rsp0 uint64, maxSteps int) *run {
+// recording every arrival at an anchor and every stack store, and with
+// paths the edges taken between arrivals (the target's, which via sets
+// are made of).
+func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, rsp0 uint64, maxSteps int, paths bool) *run {
 	r := &run{stackStores: map[[2]int64]bool{}}
 	n := g.Entry
 	r.visits = append(r.visits, visit{node: n, state: st})
@@ -303,7 +305,9 @@ func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, r
 		if g.Retreating(s.Edge) {
 			retreats++
 		}
-		path = append(path, s.Edge.ID)
+		if paths {
+			path = append(path, s.Edge.ID)
+		}
 		st, n = s.Next, s.Edge.To
 		if anchors[n] {
 			r.visits = append(r.visits, visit{node: n, state: st, retreats: retreats, path: path})
@@ -352,8 +356,8 @@ func recordStackStores(b *ir.Builder, g *ir.TFG, e *ir.Edge, st []ir.Value, env 
 func (p *Pair) coExecute(k, maxSteps int) *coRun {
 	cr := p.newCoRun(k)
 	srcAnchors, dstAnchors := anchorSet(p.Src.TFG), anchorSet(p.Dst.TFG)
-	cr.src = execute(p.Src.TFG, srcAnchors, cr.entry, cr.env, cr.rsp0, maxSteps)
-	cr.dst = execute(p.Dst.TFG, dstAnchors, cr.entry, cr.env, cr.rsp0, maxSteps)
+	cr.src = execute(p.Src.TFG, srcAnchors, cr.entry, cr.env, cr.rsp0, maxSteps, false)
+	cr.dst = execute(p.Dst.TFG, dstAnchors, cr.entry, cr.env, cr.rsp0, maxSteps, true)
 	return cr
 }
 

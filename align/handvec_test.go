@@ -133,7 +133,7 @@ func TestHandVectorized(t *testing.T) {
 			req := Request{SrcPath: objs[testBuild{cc, abs(pair.ref), "O0"}], SrcFunc: pair.fn, DstPath: objs[testBuild{cc, abs(pair.opt), "O2"}], DstFunc: pair.fn, UB: ub, Engine: EngineData, Timeout: 3 * time.Minute}
 			key := fmt.Sprintf("%s %s -O0 vs %s -O2 --ub %s --engine data", cc, pair.ref, pair.opt, ub)
 			run(func() {
-				if pf := checkHandVec(t, &mu, key, req, want); pf != nil {
+				if pf := checkGolden(t, &mu, key, req, want); pf != nil {
 					mu.Lock()
 					split = append(split, splitProof{pf, req.SrcPath, req.DstPath})
 					mu.Unlock()
@@ -196,55 +196,6 @@ func TestHandVectorized(t *testing.T) {
 type splitProof struct {
 	pf       *prove.ProofFile
 	src, dst string
-}
-
-// checkHandVec checks one pair against want: a verdict, and for unknown
-// the start of the reason after a space. An equivalent verdict must come
-// from the data engine with a proof the proof checker accepts. It returns
-// the proof when one of its target steps is split by via sets.
-func checkHandVec(t *testing.T, mu *sync.Mutex, key string, req Request, want string) *prove.ProofFile {
-	ps, _, err := prove.New(prove.Options{CacheSize: 256})
-	if err != nil {
-		t.Error(err)
-		return nil
-	}
-	defer ps.Close()
-	res, err := Check(context.Background(), req, ps)
-	if err != nil {
-		t.Errorf("%s: %v", key, err)
-		return nil
-	}
-	verified := "-"
-	var v Verification
-	if res.Verdict == Equivalent && res.Proof != nil {
-		v, err = Verify(context.Background(), VerifyRequest{Proof: res.Proof, SrcPath: req.SrcPath, DstPath: req.DstPath, Timeout: 3 * time.Minute}, ps)
-		if err != nil {
-			t.Errorf("%s: %v", key, err)
-			return nil
-		}
-		verified = fmt.Sprintf("%v in %.1fs", v.Verified, v.WallS)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	t.Logf("%s: %s by %s (%s) %.1fs, %d queries, %d nodes, %d edges, %d predicate assignments, %d/%d invariants kept; proof verified: %s", key, res.Verdict, res.Engine, res.Reason, res.WallS, res.SMTQueries, res.ProductNodes, res.ProductEdges, res.AlignmentPredicatesTried, res.Invariants, res.Candidates, verified)
-	verdict, reason, _ := strings.Cut(want, " ")
-	if res.Verdict != verdict || !strings.HasPrefix(res.Reason, reason) {
-		t.Errorf("%s: %s (%s), want %s", key, res.Verdict, res.Reason, want)
-	}
-	if strings.HasPrefix(res.Reason, "no-alignment-predicate") && !strings.HasSuffix(res.Reason, "(nor without heap equality)") {
-		t.Errorf("%s: %s: the search did not go on without heap equality", key, res.Reason)
-	}
-	if res.Verdict == Equivalent && (res.Engine != EngineData || res.Proof == nil || !v.Verified) {
-		t.Errorf("%s: proved by the %s engine, proof verified %v (%s)", key, res.Engine, v.Verified, v.Reason)
-	}
-	if res.Proof != nil {
-		for _, e := range res.Proof.Product.Edges {
-			if len(e.DstVia) > 0 {
-				return res.Proof
-			}
-		}
-	}
-	return nil
 }
 
 // clang-16's word loop in strlen_word.c walks an offset (rcx) from an
