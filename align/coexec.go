@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"strings"
+	"sync"
 
 	"eqc/ir"
 	"eqc/x86"
@@ -35,7 +36,7 @@ type run struct {
 	// into the stack region the run made.
 	stackStores map[[2]int64]bool
 	ended       bool              // reached a node with no edges out (not cut by the step cap)
-	counts      map[ir.NodeID]int // arrivals per node, filled on first use
+	counts      map[ir.NodeID]int // arrivals per node, filled when the run ends
 	fault       bool
 }
 
@@ -45,7 +46,11 @@ type coRun struct {
 	entry    []ir.Value // the shared entry state, in src state order
 	rsp0     uint64
 	src, dst *run
-	values   map[valuesKey][]uint64 // the predicate search's cache (varValues)
+	// values is the predicate search's cache (varValues), the one part of
+	// a co-execution that changes once it has run, so guarded: racing
+	// engines share co-executions.
+	mu     sync.Mutex
+	values map[valuesKey][]uint64
 }
 
 // hashEnv gives every free variable a value derived from its name and the
@@ -283,6 +288,7 @@ func (p *Pair) registerParams() (narrow, str []bool, n int) {
 // are made of).
 func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, rsp0 uint64, maxSteps int, paths bool) *run {
 	r := &run{stackStores: map[[2]int64]bool{}}
+	defer r.count()
 	n := g.Entry
 	r.visits = append(r.visits, visit{node: n, state: st})
 	retreats := 0
@@ -451,13 +457,14 @@ func (r *run) describe(g *ir.TFG) string {
 	return sb.String()
 }
 
-// arrivals is how many of the run's visits are at node n.
-func (r *run) arrivals(n ir.NodeID) int {
-	if r.counts == nil {
-		r.counts = map[ir.NodeID]int{}
-		for _, v := range r.visits {
-			r.counts[v.node]++
-		}
+// count fills r.counts once the run has ended: racing engines share the
+// runs, so nothing in them may change afterwards.
+func (r *run) count() {
+	r.counts = map[ir.NodeID]int{}
+	for _, v := range r.visits {
+		r.counts[v.node]++
 	}
-	return r.counts[n]
 }
+
+// arrivals is how many of the run's visits are at node n.
+func (r *run) arrivals(n ir.NodeID) int { return r.counts[n] }

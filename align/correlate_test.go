@@ -34,6 +34,8 @@ func TestTripRatio(t *testing.T) {
 			src: &run{visits: visits(srcHead, tc.src), ended: tc.ended},
 			dst: &run{visits: visits(dstHead, tc.dst), ended: true},
 		}
+		cr.src.count()
+		cr.dst.count()
 		if got := tripRatio(cr, srcHead, tc.dstFrom, tc.dstTo); got != tc.want {
 			t.Errorf("%s: tripRatio = %d, want %d", tc.name, got, tc.want)
 		}

@@ -129,8 +129,10 @@
 //     another set's via set means the split fails, and the alignment
 //     overfits. An alignment held-out co-executions do not follow is
 //     rejected; the rest goes through the same product, learning and
-//     obligations. --engine auto
-//     tries the correlator's alignments first, then the predicates'.
+//     obligations. --engine auto (race.go) races the two engines, each
+//     on its own load of the pair: the first proof wins and cancels the
+//     other, and an alignment both find is proved once, by the engine
+//     that claims it first.
 //
 // The verdict contract of DESIGN.md is the invariant: "equivalent" only
 // when every obligation is Unsat, "not-equivalent" only with a confirmed

@@ -70,6 +70,9 @@ type Outcome struct {
 	// loop engines tried: predicate assignments aligned, correlations
 	// built into a product.
 	PredicatesTried, CorrelationsTried int
+	// productFailed says Reason is why a product failed (to be built or
+	// proved), not why no alignment was found.
+	productFailed bool
 }
 
 // Obligation is one proof obligation: a query that must be Unsat.

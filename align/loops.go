@@ -56,6 +56,12 @@ func init() {
 
 // CheckLoops runs the loop engine on p.
 func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
+	return p.checkLoopsOn(ctx, s, nil)
+}
+
+// checkLoopsOn is CheckLoops on the co-executions runs, made here when
+// nil (racing engines share them: race.go).
+func (p *Pair) checkLoopsOn(ctx context.Context, s prove.Solver, runs []*coRun) *Outcome {
 	out := &Outcome{Verdict: Unknown}
 	if reason := p.loopGate(); reason != "" {
 		out.Reason = reason
@@ -70,12 +76,13 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		return out
 	}
 	t0 := time.Now()
-	runs := p.coExecuteAll(ctx)
+	if runs == nil {
+		runs = p.coExecuteAll(ctx)
+	}
 	if runs == nil {
 		out.Reason = "timeout"
 		return out
 	}
-	tried := map[string]bool{}
 	var firstFail, noAlignment string
 	for _, engine := range p.loopEngines() {
 		var aligns []alignment
@@ -108,11 +115,9 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			noAlignment = reason
 		}
 		for _, a := range aligns {
-			key := specsKey(a.specs)
-			if tried[key] {
-				continue
+			if !p.claim(specsKey(a.specs)) {
+				continue // tried already, or being tried by the racing engine
 			}
-			tried[key] = true
 			out.CorrelationsTried++
 			pr, reason := p.buildProduct(a, runs, true)
 			if pr == nil && debug {
@@ -121,6 +126,7 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			if pr == nil {
 				if firstFail == "" {
 					firstFail = reason
+					out.productFailed = true
 				}
 				continue
 			}
@@ -145,6 +151,7 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			}
 			if firstFail == "" {
 				firstFail = o.Reason
+				out.productFailed = true
 				out.ProductNodes, out.ProductEdges = o.ProductNodes, o.ProductEdges
 				out.Candidates, out.Invariants = o.Candidates, o.Invariants
 			}
@@ -158,6 +165,9 @@ func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	if out.Reason == "" {
 		out.Reason = noAlignment
 	}
+	if out.Reason == "" {
+		out.Reason = "no-correlation: every alignment found was tried by the other engine"
+	}
 	return out
 }
 
@@ -169,15 +179,9 @@ const (
 )
 
 // loopEngines lists the alignment sources p.Engine asks for, in order.
-//
-// DESIGN.md has auto run the two engines concurrently. Here they share
-// everything but the alignment (co-execution, the product, learning and
-// the obligations), and two products proved at once on a 2-core machine
-// running two checks each take twice as long; and both would build terms
-// in the pair's one ir.Builder, which is not safe for concurrent use. So
-// auto tries the correlator's alignments, then the predicates' that
-// differ from them, and the first proof ends the check as a race's
-// winner would.
+// Auto is both, one after the other: Check races them instead (race.go),
+// each engine on a pair of its own, since the pair's ir.Builder is not
+// safe for concurrent use; this order serves a caller with one pair.
 func (p *Pair) loopEngines() []string {
 	switch p.Engine {
 	case EngineStatic:

@@ -33,11 +33,15 @@ type Pair struct {
 	OBVA bool
 	// Engine chooses how the loop engine aligns the two functions:
 	// EngineStatic (the correlator), EngineData (alignment predicates) or
-	// EngineAuto ("" too: the correlator's alignments, then the
-	// predicates' that differ from them).
+	// EngineAuto ("" too). Check races the two engines for auto
+	// (race.go); CheckLoops alone, with one pair, tries the correlator's
+	// alignments, then the predicates' that differ from them.
 	Engine string
 
 	mirrorOffs []uint64 // addressOffsets, computed once
+	// claims are the alignments tried so far, shared with the pair the
+	// racing engine works on (race.go); nil until the first claim.
+	claims *claimSet
 }
 
 // dwarfFiles are the files whose DWARF globals facts come from.

@@ -156,6 +156,8 @@ func (pd *predicate) holdsAt(cr *coRun, i, j int) bool {
 // thousands of times, and a stack slot is a read of a long store chain.
 func (cr *coRun) varValues(side int, v alignVar) []uint64 {
 	key := valuesKey{side, v}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
 	if vals, ok := cr.values[key]; ok {
 		return vals
 	}

@@ -1,0 +1,46 @@
+package align
+
+import (
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"eqc/bench"
+)
+
+// TestDataReasons: pairs the data-driven engine cannot align, or aligns
+// wrongly, come out unknown with the reason why (testdata/reasons/reasons.c, -O0 against
+// -O2, --ub none), never with a verdict.
+func TestDataReasons(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs the data engine: half a minute")
+	}
+	src, err := filepath.Abs("testdata/reasons/reasons.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var builds []testBuild
+	for _, cc := range compilers {
+		builds = append(builds, testBuild{cc, src, "O0"}, testBuild{cc, src, "O2"})
+	}
+	objs := compileBuilds(t, builds, bench.DefaultVariant)
+	var mu sync.Mutex
+	for _, cc := range compilers {
+		// gcc-12's sum_down gets a predicate (its counters are not the
+		// only variables that change), and the solver refutes the
+		// product it gives.
+		down := Unknown + " no-alignment-predicate"
+		if cc == "gcc-12" {
+			down = Unknown + " invariants-too-weak"
+		}
+		for _, c := range []struct{ srcFn, dstFn, want string }{
+			{"rare", "rare", Unknown + " too-few-vectors"},
+			{"sum_up", "sum_down", down},
+		} {
+			req := Request{SrcPath: objs[testBuild{cc, src, "O0"}], SrcFunc: c.srcFn, DstPath: objs[testBuild{cc, src, "O2"}], DstFunc: c.dstFn, UB: "none", Engine: EngineData, Timeout: time.Minute}
+			checkGolden(t, &mu, fmt.Sprintf("%s %s -O0 vs %s -O2 --engine data", cc, c.srcFn, c.dstFn), req, c.want)
+		}
+	}
+}
