@@ -126,10 +126,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 			res.WallS = time.Since(start).Seconds()
 			return res, nil
 		}
-		out, err = checkLoops(ctx, req, p, s)
-		if err != nil {
-			return res, err
-		}
+		out = CheckLoops(ctx, p, s)
 	}
 	res.Verdict, res.Reason = out.Verdict, out.Reason
 	res.SMTQueries, res.ProductNodes, res.ProductEdges = out.SMTQueries, out.ProductNodes, out.ProductEdges
@@ -170,19 +167,6 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	}
 	res.WallS = time.Since(start).Seconds()
 	return res, nil
-}
-
-// checkLoops runs the loop engine req asks for on p; auto races the two
-// engines on p and a second load of the pair (race.go).
-func checkLoops(ctx context.Context, req Request, p *Pair, s prove.Solver) (*Outcome, error) {
-	if p.Engine != EngineAuto && p.Engine != "" || p.loopGate() != "" {
-		return CheckLoops(ctx, p, s), nil
-	}
-	twin, err := LoadPair(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc, req.Context...)
-	if err != nil {
-		return nil, err
-	}
-	return raceLoops(ctx, p, twin, s), nil
 }
 
 // confirm runs both binaries on the counterexample and turns a real

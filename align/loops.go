@@ -54,13 +54,17 @@ func init() {
 	}
 }
 
-// CheckLoops runs the loop engine on p.
+// CheckLoops runs the loop engine p.Engine asks for on p; auto ("" too)
+// races the two (race.go).
 func CheckLoops(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
+	if p.Engine == EngineAuto || p.Engine == "" {
+		return p.raceLoops(ctx, s)
+	}
 	return p.checkLoopsOn(ctx, s, nil)
 }
 
-// checkLoopsOn is CheckLoops on the co-executions runs, made here when
-// nil (racing engines share them: race.go).
+// checkLoopsOn runs one engine, p.Engine (static or data), on the
+// co-executions runs, made here when nil (racing engines share them).
 func (p *Pair) checkLoopsOn(ctx context.Context, s prove.Solver, runs []*coRun) *Outcome {
 	out := &Outcome{Verdict: Unknown}
 	if reason := p.loopGate(); reason != "" {
@@ -84,81 +88,80 @@ func (p *Pair) checkLoopsOn(ctx context.Context, s prove.Solver, runs []*coRun) 
 		return out
 	}
 	var firstFail, noAlignment string
-	for _, engine := range p.loopEngines() {
-		var aligns []alignment
-		var reason string
-		switch engine {
-		case EngineStatic:
-			aligns = p.correlate(runs, maxAlignments)
-			reason = "no-correlation: no alignment of the co-executions fits"
-		case EngineData:
-			test := p.testCoRuns(ctx)
-			if test == nil {
-				out.Reason = "timeout"
-				return out
-			}
-			var ds dataSearch
-			aligns, ds = p.dataAlignments(ctx, runs, test, maxAlignments)
-			out.PredicatesTried += ds.tried
-			reason = ds.reason
-			if debug {
-				fmt.Fprintf(os.Stderr, "eqc: alignment predicates: %d assignments tried, %d alignments: %q %s\n", ds.tried, len(aligns), ds.chosen, ds.reason)
-			}
+	engine := p.Engine
+	var aligns []alignment
+	var reason string
+	switch engine {
+	case EngineStatic:
+		aligns = p.correlate(runs, maxAlignments)
+		reason = "no-correlation: no alignment of the co-executions fits"
+	case EngineData:
+		test := p.testCoRuns(ctx)
+		if test == nil {
+			out.Reason = "timeout"
+			return out
 		}
+		var ds dataSearch
+		aligns, ds = p.dataAlignments(ctx, runs, test, maxAlignments)
+		out.PredicatesTried += ds.tried
+		reason = ds.reason
 		if debug {
-			fmt.Fprintf(os.Stderr, "eqc: %s engine after co-execution %v: %d alignments\n", engine, time.Since(t0), len(aligns))
-			for k, cr := range runs {
-				fmt.Fprintf(os.Stderr, "eqc:   run %d: src %s; dst %s\n", k, cr.src.describe(p.Src.TFG), cr.dst.describe(p.Dst.TFG))
-			}
+			fmt.Fprintf(os.Stderr, "eqc: alignment predicates: %d assignments tried, %d alignments: %q %s\n", ds.tried, len(aligns), ds.chosen, ds.reason)
 		}
-		if len(aligns) == 0 && noAlignment == "" {
-			noAlignment = reason
+	}
+	if debug {
+		fmt.Fprintf(os.Stderr, "eqc: %s engine after co-execution %v: %d alignments\n", engine, time.Since(t0), len(aligns))
+		for k, cr := range runs {
+			fmt.Fprintf(os.Stderr, "eqc:   run %d: src %s; dst %s\n", k, cr.src.describe(p.Src.TFG), cr.dst.describe(p.Dst.TFG))
 		}
-		for _, a := range aligns {
-			if !p.claim(specsKey(a.specs)) {
-				continue // tried already, or being tried by the racing engine
-			}
-			out.CorrelationsTried++
-			pr, reason := p.buildProduct(a, runs, true)
-			if pr == nil && debug {
-				fmt.Fprintf(os.Stderr, "eqc: alignment %v: no product: %s\n", a.specs, reason)
-			}
-			if pr == nil {
-				if firstFail == "" {
-					firstFail = reason
-					out.productFailed = true
-				}
-				continue
-			}
-			t0 := time.Now()
-			o := pr.prove(ctx, s, pre)
-			if debug {
-				fmt.Fprintf(os.Stderr, "eqc: alignment %v: %s (%d queries, %v)\n%s", a.specs, o.Reason, o.SMTQueries, time.Since(t0), pr)
-				for _, n := range pr.Nodes {
-					fmt.Fprintf(os.Stderr, "  n%d: %d candidates\n", n.ID, len(n.Candidates))
-					for _, c := range n.Candidates {
-						fmt.Fprintf(os.Stderr, "    cand %s\n", c.Desc)
-					}
-				}
-			}
-			out.SMTQueries += o.SMTQueries
-			if o.Verdict == Equivalent {
-				o.SMTQueries = out.SMTQueries
-				o.Assumptions = assumptions
-				o.Proof = pr.proofFile(assumptions, o.Obligations)
-				o.Engine, o.PredicatesTried, o.CorrelationsTried = engine, out.PredicatesTried, out.CorrelationsTried
-				return o
-			}
+	}
+	if len(aligns) == 0 && noAlignment == "" {
+		noAlignment = reason
+	}
+	for _, a := range aligns {
+		if !p.claim(specsKey(a.specs)) {
+			continue // tried already, or being tried by the racing engine
+		}
+		out.CorrelationsTried++
+		pr, reason := p.buildProduct(a, runs, true)
+		if pr == nil && debug {
+			fmt.Fprintf(os.Stderr, "eqc: alignment %v: no product: %s\n", a.specs, reason)
+		}
+		if pr == nil {
 			if firstFail == "" {
-				firstFail = o.Reason
+				firstFail = reason
 				out.productFailed = true
-				out.ProductNodes, out.ProductEdges = o.ProductNodes, o.ProductEdges
-				out.Candidates, out.Invariants = o.Candidates, o.Invariants
 			}
-			if ctx.Err() != nil {
-				out.Reason = "timeout"
-				return out
+			continue
+		}
+		t0 := time.Now()
+		o := pr.prove(ctx, s, pre)
+		if debug {
+			fmt.Fprintf(os.Stderr, "eqc: alignment %v: %s (%d queries, %v)\n%s", a.specs, o.Reason, o.SMTQueries, time.Since(t0), pr)
+			for _, n := range pr.Nodes {
+				fmt.Fprintf(os.Stderr, "  n%d: %d candidates\n", n.ID, len(n.Candidates))
+				for _, c := range n.Candidates {
+					fmt.Fprintf(os.Stderr, "    cand %s\n", c.Desc)
+				}
 			}
+		}
+		out.SMTQueries += o.SMTQueries
+		if o.Verdict == Equivalent {
+			o.SMTQueries = out.SMTQueries
+			o.Assumptions = assumptions
+			o.Proof = pr.proofFile(assumptions, o.Obligations)
+			o.Engine, o.PredicatesTried, o.CorrelationsTried = engine, out.PredicatesTried, out.CorrelationsTried
+			return o
+		}
+		if firstFail == "" {
+			firstFail = o.Reason
+			out.productFailed = true
+			out.ProductNodes, out.ProductEdges = o.ProductNodes, o.ProductEdges
+			out.Candidates, out.Invariants = o.Candidates, o.Invariants
+		}
+		if ctx.Err() != nil {
+			out.Reason = "timeout"
+			return out
 		}
 	}
 	out.Reason = firstFail
@@ -177,20 +180,6 @@ const (
 	EngineData   = "data"
 	EngineAuto   = "auto"
 )
-
-// loopEngines lists the alignment sources p.Engine asks for, in order.
-// Auto is both, one after the other: Check races them instead (race.go),
-// each engine on a pair of its own, since the pair's ir.Builder is not
-// safe for concurrent use; this order serves a caller with one pair.
-func (p *Pair) loopEngines() []string {
-	switch p.Engine {
-	case EngineStatic:
-		return []string{EngineStatic}
-	case EngineData:
-		return []string{EngineData}
-	}
-	return []string{EngineStatic, EngineData}
-}
 
 // testCoRuns are the co-executions the data-driven engine tests its
 // alignments on and learns nothing from (nil when ctx ends first).

@@ -33,9 +33,8 @@ type Pair struct {
 	OBVA bool
 	// Engine chooses how the loop engine aligns the two functions:
 	// EngineStatic (the correlator), EngineData (alignment predicates) or
-	// EngineAuto ("" too). Check races the two engines for auto
-	// (race.go); CheckLoops alone, with one pair, tries the correlator's
-	// alignments, then the predicates' that differ from them.
+	// EngineAuto ("" too), which races the two (race.go). A racing
+	// pair's Engine is set to the one engine it runs.
 	Engine string
 
 	mirrorOffs []uint64 // addressOffsets, computed once

@@ -46,19 +46,27 @@ func (p *Pair) claim(key string) bool {
 	return true
 }
 
-// raceLoops runs the static engine on p and the data-driven engine on
+// raceLoops runs the static engine on p and the data-driven engine on a
 // twin, a second load of the same two functions, at once (race). The
 // co-executions are run once, on p, and shared: they are most of a
 // check's memory, and only concrete values and the TFGs' node and edge
-// numbers, which twin has alike (sameShape; it runs its own if not).
-func raceLoops(ctx context.Context, p, twin *Pair, s prove.Solver) *Outcome {
+// numbers, which the twin has alike (sameShape; it runs its own if not).
+func (p *Pair) raceLoops(ctx context.Context, s prove.Solver) *Outcome {
+	if reason := p.loopGate(); reason != "" {
+		return &Outcome{Verdict: Unknown, Reason: reason}
+	}
+	var contexts []string
+	for _, f := range p.Context {
+		contexts = append(contexts, f.Path)
+	}
+	twin, err := LoadPair(p.Src.Path, p.Src.Fn.Name, p.Dst.Path, p.Dst.Fn.Name, contexts...)
+	if err != nil {
+		return &Outcome{Verdict: Unknown, Reason: "internal-error: loading the pair again for the data engine: " + err.Error()}
+	}
 	p.Engine, twin.Engine = EngineStatic, EngineData
 	twin.OBVA = p.OBVA
 	p.claims = &claimSet{}
 	twin.claims = p.claims
-	if reason := p.loopGate(); reason != "" {
-		return &Outcome{Verdict: Unknown, Reason: reason}
-	}
 	runs := p.coExecuteAll(ctx)
 	if runs == nil {
 		return &Outcome{Verdict: Unknown, Reason: "timeout"}
