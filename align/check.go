@@ -122,7 +122,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 			fmt.Fprintf(os.Stderr, "eqc: %s\n", diff)
 		}
 		if diff.c != nil && req.UB == "none" {
-			reportDifference(req, diff.in, diff.c, &res)
+			reportDifference(ctx, req, diff.in, diff.c, &res)
 			res.WallS = time.Since(start).Seconds()
 			return res, nil
 		}
@@ -162,7 +162,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 			res.Reason = "internal-inconsistency: proved equivalent, but real runs differ on an input"
 			res.Input, res.Observed = shownInput(diff.in, diff.c), diff.c.Differences
 		} else {
-			reportDifference(req, diff.in, diff.c, &res)
+			reportDifference(ctx, req, diff.in, diff.c, &res)
 		}
 	}
 	res.WallS = time.Since(start).Seconds()
@@ -194,20 +194,50 @@ func confirm(ctx context.Context, req Request, cex *Counterexample, res *Result)
 		res.Reason += "; not confirmed by real runs: " + detail
 		return
 	}
-	reportDifference(req, in, c, res)
+	reportDifference(ctx, req, in, c, res)
 }
 
 // reportDifference records a difference real runs confirmed on in: the
 // input and the differing observables, and the verdict not-equivalent,
 // but only under the UB model "none", since otherwise the input might
-// trigger UB the model would exclude.
-func reportDifference(req Request, in tracer.Input, c *tracer.Confirmation, res *Result) {
+// trigger UB the model would exclude, and only when an independent replay
+// (replay) shows a difference too.
+func reportDifference(ctx context.Context, req Request, in tracer.Input, c *tracer.Confirmation, res *Result) {
 	res.Input, res.Observed = shownInput(in, c), c.Differences
 	if req.UB != "none" {
 		res.Reason = fmt.Sprintf("confirmed difference on an input not checked for undefined behaviour (UB model %q is not built yet; --ub none reports it as not-equivalent)", req.UB)
 		return
 	}
+	if why := replay(ctx, req, in); why != "" {
+		res.Verdict = Unknown
+		res.Reason = "difference not reproduced by an independent replay: " + why
+		return
+	}
 	res.Verdict, res.Reason = NotEquivalent, ""
+}
+
+// replay runs both binaries on in once more, each linked afresh into a new
+// process (tracer.Confirm), so that no state of the runs that found the
+// difference (a process reused across inputs, a restored snapshot) can
+// have made it; it returns why the difference did not survive, or "".
+func replay(ctx context.Context, req Request, in tracer.Input) string {
+	if ctx.Err() != nil {
+		// The check's time is up, but a verdict is owed its replay.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+	}
+	c, err := tracer.Confirm(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc, in)
+	switch {
+	case err != nil:
+		return err.Error()
+	case !c.Differ:
+		if c.Detail != "" {
+			return c.Detail
+		}
+		return "both binaries showed the same observables"
+	}
+	return ""
 }
 
 // shownInput is in as the user sees it: the arguments as both runs got

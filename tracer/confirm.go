@@ -187,13 +187,13 @@ func NewConfirmer(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string) 
 			return nil, err
 		}
 	}
-	sizes := unionSizes(src.obj, dst.obj)
+	sizes, protos := unionSizes(src.obj, dst.obj), unionProtos(src.obj, dst.obj)
 	for _, s := range cf.sides {
 		if err := ctx.Err(); err != nil {
 			cf.Close()
 			return nil, err
 		}
-		exe, err := Link(s.objPath, LinkOptions{Sizes: sizes})
+		exe, err := Link(s.objPath, LinkOptions{Sizes: sizes, Protos: protos})
 		if err != nil {
 			cf.Close()
 			return nil, err
@@ -357,6 +357,31 @@ func unionSizes(objs ...*Object) map[string]int64 {
 	return sizes
 }
 
+// pastEndMatch says x (src) and y (dst), whose keys differ, may still mean
+// the same pointer: one past the end of the same object, where each layout
+// puts a different neighbour.
+func (st *cmpState) pastEndMatch(x, y, kx, ky uint64) bool {
+	ex, okx := st.src.exe.canon.pastEnd(x)
+	ey, oky := st.dst.exe.canon.pastEnd(y)
+	return okx && (ex == ky || oky && ex == ey) || oky && ey == kx
+}
+
+// unionProtos gives every undefined function of either object the
+// prototype either object's DWARF declares (the first object's if both
+// do), so that both drivers' stubs record and hash its arguments alike:
+// clang declares a callee in DWARF at -O2 but not at -O0.
+func unionProtos(objs ...*Object) map[string]Extern {
+	protos := map[string]Extern{}
+	for _, o := range objs {
+		for _, e := range o.Externs {
+			if _, ok := protos[e.Name]; !ok && e.Kind == ExternFunc && e.Prototyped {
+				protos[e.Name] = e
+			}
+		}
+	}
+	return protos
+}
+
 // signatureOf is the DWARF signature of the source function, else of the
 // destination function, else nil.
 func signatureOf(src, dst *confirmSide) *x86.FuncDebug {
@@ -514,6 +539,7 @@ type cmpState struct {
 	dst    *confirmSide
 	notes  []string
 	noteOK map[string]bool
+	sites  map[uint64]int // siteArgs: call site → argument registers set (-1: not found)
 }
 
 func (st *cmpState) differ(format string, a ...any) {
@@ -559,7 +585,7 @@ func (st *cmpState) word(a, b uint64) wordCmp {
 }
 
 func compareRuns(c *Confirmation, src, dst *confirmSide, rs, rd *Result, sig *x86.FuncDebug) {
-	st := &cmpState{c: c, src: src, dst: dst, noteOK: map[string]bool{}}
+	st := &cmpState{c: c, src: src, dst: dst, noteOK: map[string]bool{}, sites: map[uint64]int{}}
 	defer func() { c.Detail = strings.Join(st.notes, "; ") }()
 	switch {
 	case rs.Outcome != Returned:
@@ -583,55 +609,77 @@ func compareRuns(c *Confirmation, src, dst *confirmSide, rs, rd *Result, sig *x8
 	st.compareGlobals(rs, rd)
 }
 
-// compareCalls compares the call logs. It returns false when what follows
-// (later calls, the return value, memory) is incomparable because a non-void
-// stub received arguments whose raw bits differ without a confirmed
-// difference. With prefix (dst ended early), dst's calls are compared only
-// as a prefix of src's.
+// compareCalls compares the call logs by meaning. It returns false when
+// what follows (later calls, the return value, memory) is incomparable
+// because a non-void stub hashed arguments that differ without a confirmed
+// difference (its results then differ). With prefix (dst ended early),
+// dst's calls are compared only as a prefix of src's.
+//
+// The arguments compared are a callee's named parameters (one prototype for
+// both sides: LinkOptions.Protos), and of the registers a stub records
+// beyond them (a variadic callee's, or all six of an unprototyped one's)
+// those the source's call site sets (siteArgCount). Pointers compare by
+// their canonical keys (canon.go): symbol and offset, the bytes of
+// read-only data, any stack address alike.
 func (st *cmpState) compareCalls(sc, dc []Call, strunc, dtrunc, prefix bool) bool {
 	n := min(len(sc), len(dc))
 	for i := 0; i < n; i++ {
 		a, b := sc[i], dc[i]
 		if a.Name != b.Name || a.ID != b.ID {
-			st.differ("calls[%d]: src %s dst %s", i, fmtCall(a), fmtCall(b))
+			st.differ("calls[%d]: src %s dst %s", i, st.showCall(st.src, a), st.showCall(st.dst, b))
 			return true
 		}
-		if a.N != b.N {
-			st.differ("calls[%d]: src %s dst %s (argument counts %d and %d)", i, fmtCall(a), fmtCall(b), a.N, b.N)
-			return true
+		ext := st.callee(a.Name)
+		if a.N != b.N || ext == nil {
+			st.note("calls[%d]: %s recorded %d and %d arguments (the two objects declare it differently): later observables not compared", i, a.Name, a.N, b.N)
+			return false
 		}
-		es, _ := st.src.obj.Extern(a.Name)
-		ed, _ := st.dst.obj.Extern(b.Name)
-		proto := es != nil && ed != nil && es.Prototyped && ed.Prototyped
-		void := proto && es.Ret.Kind == ScalarVoid && ed.Ret.Kind == ScalarVoid
-		rawDiff, incon := false, false
-		for j := 0; j < min(len(a.Args), len(b.Args)); j++ {
+		named := 0
+		if ext.Prototyped {
+			named = len(ext.Params)
+		}
+		compared := named
+		if a.N > named {
+			// Registers recorded beyond the named parameters: those the
+			// source's call sets are arguments.
+			set, ok := st.siteArgs(a.Site)
+			if !ok {
+				st.note("calls[%d]: %s: the source's call site was not found; arguments past the named ones not compared", i, a.Name)
+			}
+			intNamed := 0
+			for _, p := range ext.Params[:named] {
+				if p.Kind == ScalarInt {
+					intNamed++
+				}
+			}
+			compared = named + max(set-intNamed, 0)
+			if a.N-named > 0 && compared < a.N {
+				st.note("calls[%d]: %s: %d of %d recorded argument registers compared (the others the source's call does not set)", i, a.Name, compared, a.N)
+			}
+		}
+		resultsEqual, incon := true, false
+		for j := 0; j < min(compared, len(a.Args), len(b.Args)); j++ {
 			x, y := a.Args[j], b.Args[j]
-			if x == y {
-				continue
+			var p *Param
+			if j < named {
+				p = &ext.Params[j]
 			}
-			rawDiff = true
-			if !proto {
-				incon = true
-				st.note("calls[%d]: %s has no prototype; its raw argument registers differ (may be garbage)", i, a.Name)
-				continue
-			}
-			if j < len(es.Params) && (es.Params[j].Kind != ScalarInt || es.Params[j].Size < 8) {
-				st.differ("calls[%d]: src %s dst %s", i, fmtCall(a), fmtCall(b))
-				return true
-			}
-			switch st.word(x, y) {
+			switch st.arg(p, x, y) {
 			case wordDiffer:
-				st.differ("calls[%d]: src %s dst %s", i, fmtCall(a), fmtCall(b))
+				st.differ("calls[%d]: src %s dst %s", i, st.showCall(st.src, a), st.showCall(st.dst, b))
 				return true
 			case wordInconclusive:
 				incon = true
 				st.note("calls[%d]: %s argument %d is a layout-dependent address (%#x vs %#x)", i, a.Name, j, x, y)
+				if j < named {
+					resultsEqual = false
+				}
 			}
 		}
-		if rawDiff && !void {
+		void := ext.Prototyped && ext.Ret.Kind == ScalarVoid
+		if !resultsEqual && !void {
 			if !incon {
-				st.note("calls[%d]: %s got the same symbols at different addresses", i, a.Name)
+				st.note("calls[%d]: %s got arguments equal in meaning but not in bits", i, a.Name)
 			}
 			st.note("the stub results differ from calls[%d] on: later observables not compared", i)
 			return false
@@ -645,9 +693,9 @@ func (st *cmpState) compareCalls(sc, dc []Call, strunc, dtrunc, prefix bool) boo
 			st.note("call log truncated; calls beyond %d not compared", n)
 		default:
 			if len(sc) > n {
-				st.differ("calls: src made %d calls, dst %d (first extra: src %s)", len(sc), len(dc), fmtCall(sc[n]))
+				st.differ("calls: src made %d calls, dst %d (first extra: src %s)", len(sc), len(dc), st.showCall(st.src, sc[n]))
 			} else {
-				st.differ("calls: src made %d calls, dst %d (first extra: dst %s)", len(sc), len(dc), fmtCall(dc[n]))
+				st.differ("calls: src made %d calls, dst %d (first extra: dst %s)", len(sc), len(dc), st.showCall(st.dst, dc[n]))
 			}
 		}
 	} else if strunc || dtrunc {
@@ -656,10 +704,82 @@ func (st *cmpState) compareCalls(sc, dc []Call, strunc, dtrunc, prefix bool) boo
 	return true
 }
 
-func fmtCall(c Call) string {
+// callee is the declaration both stubs of name were generated from: the
+// source object's prototype, else the destination's (LinkOptions.Protos),
+// else the source's unprototyped extern.
+func (st *cmpState) callee(name string) *Extern {
+	es, _ := st.src.obj.Extern(name)
+	if es != nil && es.Prototyped {
+		return es
+	}
+	if ed, _ := st.dst.obj.Extern(name); ed != nil && ed.Prototyped {
+		return ed
+	}
+	return es
+}
+
+// siteArgs is siteArgCount on the source's executable, remembered per site.
+func (st *cmpState) siteArgs(site uint64) (int, bool) {
+	if n, ok := st.sites[site]; ok {
+		return n, n >= 0
+	}
+	n, ok := siteArgCount(st.src.exe, site)
+	if !ok {
+		n = -1
+	}
+	st.sites[site] = n
+	return max(n, 0), ok
+}
+
+// arg compares one argument, x from src and y from dst: p is its declared
+// type (nil when unknown: a register past the named parameters). Integers
+// narrower than a pointer and floats compare by bits; pointers, 8-byte
+// integers and arguments of unknown type by canonical key, where a
+// difference counts only if neither value may be an address whose bits
+// depend on the layout (one on the stack, or in an executable's image
+// outside its symbols and read-only data), and unless one may be a pointer
+// one past the end of the object the other means (pastEndMatch). A pointer one past the end
+// of a string literal compares by the literal after it: such a pointer
+// passed to a callee would be reported as a difference.
+func (st *cmpState) arg(p *Param, x, y uint64) wordCmp {
+	if p != nil && !p.Pointer && (p.Kind != ScalarInt || p.Size < 8) {
+		if x == y {
+			return wordEqual
+		}
+		return wordDiffer
+	}
+	kx, cx := st.src.exe.canon.key(x)
+	ky, cy := st.dst.exe.canon.key(y)
+	if x == y && (p == nil || !p.Pointer) {
+		return wordEqual // the same integer (what a pointer parameter hashes is its key)
+	}
+	switch {
+	case kx == ky && cx == canonStack:
+		st.note("stack addresses passed to callees are not compared")
+		return wordSameSymbol
+	case kx == ky:
+		if x == y {
+			return wordEqual
+		}
+		return wordSameSymbol
+	case st.pastEndMatch(x, y, kx, ky):
+		st.note("a pointer one past the end of an object may be another object's first byte: not compared")
+		return wordInconclusive
+	case cx == canonStack || cy == canonStack,
+		cx == 0 && st.src.img.layoutDependent(x),
+		cy == 0 && st.dst.img.layoutDependent(y):
+		return wordInconclusive
+	}
+	return wordDiffer
+}
+
+// showCall writes a call as the user reads it: each argument in hex, and
+// after it what it points to when that is a symbol (&name+offset) or
+// read-only data (the string there).
+func (st *cmpState) showCall(s *confirmSide, c Call) string {
 	var parts []string
 	for _, a := range c.Args {
-		parts = append(parts, fmt.Sprintf("%#x", a))
+		parts = append(parts, st.show(s, a))
 	}
 	if c.N > len(c.Args) {
 		parts = append(parts, "...")
@@ -669,6 +789,27 @@ func fmtCall(c Call) string {
 		name = fmt.Sprintf("stub#%x", c.ID)
 	}
 	return name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// show is a value of side s in hex, with its meaning if it may be a pointer.
+func (st *cmpState) show(s *confirmSide, v uint64) string {
+	if _, kind := s.exe.canon.key(v); kind == canonReadOnly {
+		var b []byte
+		for p := v; len(b) < 40; p++ {
+			c := s.exe.canon.byteAt(p)
+			if c == 0 {
+				break
+			}
+			b = append(b, c)
+		}
+		return fmt.Sprintf("%#x %q", v, b)
+	}
+	if v >= 4096 {
+		if sym, ok := s.img.symbolize(v); ok {
+			return fmt.Sprintf("%#x &%s", v, sym)
+		}
+	}
+	return fmt.Sprintf("%#x", v)
 }
 
 func (st *cmpState) compareReturn(s, d Observation, sh retShape) {

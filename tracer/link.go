@@ -15,14 +15,18 @@ import (
 
 // LinkOptions controls how an object is linked with its driver.
 type LinkOptions struct {
-	CC           string           // C compiler driver used to compile the driver and link; default "gcc"
-	Dir          string           // directory for driver.c and the executable; default a new temporary directory
-	HeapSize     uint64           // bytes mapped at HeapAddr; default 256 KiB
-	StackSize    uint64           // bytes mapped at StackAddr; default 1 MiB
-	Sizes        map[string]int64 // sizes of undefined data symbols, overriding DWARF and the default
-	Libc         []string         // undefined functions taken from static libc instead of stubbed; nil means DefaultLibc
-	CPULimit     time.Duration    // RLIMIT_CPU of the traced process over its whole life; default 10 minutes
-	AddressSpace uint64           // RLIMIT_AS; default 1 GiB
+	CC        string           // C compiler driver used to compile the driver and link; default "gcc"
+	Dir       string           // directory for driver.c and the executable; default a new temporary directory
+	HeapSize  uint64           // bytes mapped at HeapAddr; default 256 KiB
+	StackSize uint64           // bytes mapped at StackAddr; default 1 MiB
+	Sizes     map[string]int64 // sizes of undefined data symbols, overriding DWARF and the default
+	// Protos are prototypes of undefined functions, for those the object's
+	// own DWARF leaves unprototyped: the two objects of a pair then log and
+	// hash the same arguments of each callee (unionProtos).
+	Protos       map[string]Extern
+	Libc         []string      // undefined functions taken from static libc instead of stubbed; nil means DefaultLibc
+	CPULimit     time.Duration // RLIMIT_CPU of the traced process over its whole life; default 10 minutes
+	AddressSpace uint64        // RLIMIT_AS; default 1 GiB
 }
 
 func (o LinkOptions) withDefaults() LinkOptions {
@@ -78,6 +82,7 @@ type Executable struct {
 	data    map[string]elf.Symbol
 	stubs   map[uint64]string
 	text    []segment
+	canon   canonTable
 	tempDir string
 }
 
@@ -125,6 +130,7 @@ func Link(objPath string, opts LinkOptions) (*Executable, error) {
 		return fail(err)
 	}
 	x.HeapSize, x.StackSize, x.tempDir = opts.HeapSize, opts.StackSize, tempDir
+	x.canon = newCanon(x, x.canon.ro)
 	return x, nil
 }
 
@@ -215,6 +221,9 @@ func openExecutable(path string, obj *Object) (*Executable, error) {
 		}
 	}
 	sort.Slice(x.Globals, func(i, j int) bool { return x.Globals[i].Addr < x.Globals[j].Addr })
+	if x.canon.ro, err = readOnlySegments(f); err != nil {
+		return nil, err
+	}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {
 			b := make([]byte, p.Filesz)
@@ -283,3 +292,13 @@ func (x *Executable) Remove() error {
 }
 
 var errNotStopped = errors.New("tracer: process not stopped")
+
+// funcAt is the function symbol whose code contains addr.
+func (x *Executable) funcAt(addr uint64) (elf.Symbol, bool) {
+	for _, s := range x.funcs {
+		if addr >= s.Value && addr < s.Value+s.Size {
+			return s, true
+		}
+	}
+	return elf.Symbol{}, false
+}

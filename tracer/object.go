@@ -47,9 +47,10 @@ const (
 
 // Param is one parameter of an external function as declared in DWARF.
 type Param struct {
-	Kind   ScalarKind
-	Size   int  // bytes: 1, 2, 4 or 8
-	Signed bool // integer parameters: sign- (true) or zero-extended to 64 bits
+	Kind    ScalarKind
+	Size    int  // bytes: 1, 2, 4 or 8
+	Signed  bool // integer parameters: sign- (true) or zero-extended to 64 bits
+	Pointer bool // a pointer: compared and hashed by what it points to (canon.go)
 }
 
 // Extern is an undefined symbol of an object.
@@ -291,7 +292,7 @@ func scalarOf(d *dwarf.Data, off dwarf.Offset) (Param, bool) {
 	}
 	switch tt := t.(type) {
 	case *dwarf.PtrType:
-		return Param{Kind: ScalarInt, Size: 8}, true
+		return Param{Kind: ScalarInt, Size: 8, Pointer: true}, true
 	case *dwarf.BoolType:
 		return Param{Kind: ScalarInt, Size: 1}, true
 	case *dwarf.IntType, *dwarf.CharType:

@@ -171,7 +171,7 @@ func (p *Process) ReadMem(addr uint64, n int) ([]byte, error) {
 var driverExit = map[int]string{
 	71: "cannot map the heap at its fixed address",
 	72: "cannot map the stack at its fixed address",
-	73: "cannot map the call log at its fixed address",
+	73: "cannot map the call log or the canonical key table at its fixed address",
 	74: "setrlimit failed",
 	75: "prctl(PR_SET_NO_NEW_PRIVS) failed",
 	76: "seccomp filter installation failed",
@@ -273,6 +273,11 @@ func (p *Process) spawnExec() error {
 	}
 	if p.pagemap, err = os.Open(fmt.Sprintf("/proc/%d/pagemap", pid)); err != nil {
 		return fail("%v", err)
+	}
+	// The stubs' table of canonical keys, in its read-only mapping
+	// (/proc/pid/mem writes through the protection, as for breakpoints).
+	if _, err := p.mem.WriteAt(p.exe.canon.encode(), CanonAddr); err != nil {
+		return fail("canonical key table: %v", err)
 	}
 	if err := p.snapshot(); err != nil {
 		return fail("snapshot: %v", err)
@@ -795,9 +800,9 @@ func (p *Process) collect(res *Result, regs *syscall.PtraceRegs, fp *fpregs) err
 	for i := uint64(0); i < n; i++ {
 		e := head[8*(callLogHeaderWords+i*callLogEntryWords):]
 		id := binary.LittleEndian.Uint64(e)
-		c := Call{ID: id, Name: p.exe.StubName(id), N: int(binary.LittleEndian.Uint64(e[8:]))}
+		c := Call{ID: id, Name: p.exe.StubName(id), N: int(binary.LittleEndian.Uint64(e[8:])), Site: binary.LittleEndian.Uint64(e[16:])}
 		for j := 0; j < min(c.N, CallLogMaxArgs); j++ {
-			c.Args = append(c.Args, binary.LittleEndian.Uint64(e[16+8*j:]))
+			c.Args = append(c.Args, binary.LittleEndian.Uint64(e[24+8*j:]))
 		}
 		res.Calls = append(res.Calls, c)
 	}

@@ -51,7 +51,11 @@ type Call struct {
 	Name string
 	ID   uint64   // StubID(Name)
 	Args []uint64 // widened arguments (at most CallLogMaxArgs)
-	N    int      // number of arguments hashed (may exceed len(Args))
+	N    int      // number of arguments recorded (may exceed len(Args))
+	// Site is the return address of the call: the instruction after the
+	// call in the caller (for a tail call, the caller's own return
+	// address).
+	Site uint64
 }
 
 // Region is the final contents of an observable region.

@@ -305,3 +305,11 @@ func constOf(b *ir.Builder, t ir.Term) (uint64, bool) {
 	}
 	return b.ConstValue(t).Uint64(), true
 }
+
+// GPRIndex is the number of the general-purpose register r, of any width
+// (rax 0, rcx 1, rdx 2, rbx 3, rsp 4, rbp 5, rsi 6, rdi 7, r8 8 … r15 15);
+// ok is false for other registers.
+func GPRIndex(r x86asm.Reg) (index int, ok bool) {
+	i := lookupReg(r)
+	return int(i.index), i.kind == regGPR
+}
