@@ -27,15 +27,21 @@
 // # Workers and limits
 //
 // Each check runs in a worker process, Config.Worker (the eqc binary's own
-// `eqc check`) with --json --func F --ub U --engine E --timeout T SRC DST,
-// at most Config.Jobs at once (errgroup.SetLimit). The worker runs in its
-// own process group, under `prlimit --as=MemBytes` (util-linux) when
-// MemBytes > 0, and is killed, group and all, at Timeout + Grace. No worker
-// can take the sweep down: a killed worker gives the row verdict unknown,
-// reason "timeout"; a worker that died with an out-of-memory message under
-// the cap gives "memout"; one that exited 65 gives "bad-input: <first
-// stderr line>"; any other death without a result "worker-crash: <first
-// stderr line>". The worker's stderr (first 64 KiB) goes to the row's error
+// `eqc check`, with Config.Env marking it a worker that checks in process)
+// with --json --func F --ub U --engine E --timeout T SRC DST, at most
+// Config.Jobs at once (errgroup.SetLimit). RunCheckWorker runs it, as it
+// runs every worker of `eqc check` itself: the worker leads a session of its
+// own, so that its descendants — solver processes, each the leader of a
+// process group, and traced binaries — stay in it; it runs under `prlimit
+// --as=MemBytes` (util-linux) when MemBytes > 0, a cap each of those
+// processes inherits; and the whole session is killed at Timeout + Grace,
+// when the sweep is interrupted, and when the worker ends (RunProcess). A
+// worker also gets SIGKILL if the sweep itself dies. No worker can take the
+// sweep down: a killed worker gives the row verdict unknown, reason
+// "timeout"; a worker that died with an out-of-memory message under the cap
+// gives "memout"; one that exited 65 gives "bad-input: <first stderr
+// line>"; any other death without a result "worker-crash: <first stderr
+// line>". The worker's stderr (first 64 KiB) goes to the row's error
 // column for unknown verdicts.
 //
 // With Config.Verifier (eqc sweep sets it to `eqc proof verify`) the worker

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -49,7 +48,11 @@ type Config struct {
 	// proof is rechecked with it (--json --timeout T PROOF SRC DST
 	// appended); the row's proof_file and proof_verified say how it went.
 	Verifier []string
-	Version  string // eqc_version of every row
+	// Env is added to the environment of every worker and verifier
+	// process (eqc sweep marks its workers as such: they check in
+	// process, under the sweep's limits).
+	Env     []string
+	Version string // eqc_version of every row
 	// Log receives messages and progress (stderr); Progress makes the
 	// progress one updating line (a terminal) instead of a line per check.
 	Log      io.Writer
@@ -109,7 +112,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		compilers[name] = cc
 	}
 	if cfg.MemBytes > 0 {
-		if p, err := exec.LookPath("prlimit"); err == nil {
+		if p, err := FindPrlimit(); err == nil {
 			cfg.prlimit = p
 		} else {
 			fmt.Fprintf(cfg.Log, "eqc sweep: prlimit (util-linux) not found: workers run without a memory cap\n")

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -90,15 +91,11 @@ type outcome struct {
 // check has no result and is left for the next run.
 var errInterrupted = errors.New("pipeline: interrupted")
 
-// memoutMarks are stderr fragments of a process that ran into its
-// address-space cap (Go runtime, C++ allocators, libc).
-var memoutMarks = []string{"out of memory", "cannot allocate memory", "failed to reserve", "bad_alloc"}
-
-// runWorker runs one check in its own process group under the wall-clock
-// and memory limits of cfg. A worker killed at its deadline gives an
-// unknown verdict with reason "timeout", one that ran out of memory
-// "memout", anything else without a result "worker-crash: ...". When ctx
-// is cancelled (the sweep is interrupted) the worker is killed and
+// runWorker runs one check in a session of its own under the wall-clock
+// and memory limits of cfg (RunCheckWorker). A worker killed at its
+// deadline gives an unknown verdict with reason "timeout", one that ran out
+// of memory "memout", anything else without a result "worker-crash: ...".
+// When ctx is cancelled (the sweep is interrupted) the worker is killed and
 // errInterrupted returned.
 func runWorker(ctx context.Context, cfg *Config, c Check) (outcome, error) {
 	args := []string{"--json", "--func", c.Function, "--ub", checkUB(c.Key.UBModel),
@@ -110,24 +107,16 @@ func runWorker(ctx context.Context, cfg *Config, c Check) (outcome, error) {
 		args = append(args, "--context", f)
 	}
 	args = append(args, c.SrcFile, c.DstFile)
-	p := runProcess(ctx, cfg, append(append([]string{}, cfg.Worker...), args...))
-	out := outcome{procWall: p.wall}
+	w := RunCheckWorker(ctx, cfg.limits(), append(append([]string{}, cfg.Worker...), args...))
+	out := outcome{procWall: w.Wall}
 	if ctx.Err() != nil {
 		return out, errInterrupted
 	}
-	errText := strings.TrimSpace(p.stderr)
-	out.errText = errText
-	if p.timedOut {
-		out.res = workerResult{Verdict: "unknown", Reason: "timeout", WallS: out.procWall.Seconds()}
-		if out.errText == "" {
-			out.errText = fmt.Sprintf("worker killed after %s (timeout %s + grace %s)", cfg.Timeout+cfg.Grace, cfg.Timeout, cfg.Grace)
-		}
-		return out, nil
-	}
-	err := p.err
-	// Exit statuses 0, 1 and 2 come with one JSON object per function.
-	if line := firstJSONLine(p.stdout); line != nil {
-		if jerr := json.Unmarshal(line, &out.res); jerr == nil && out.res.Verdict != "" {
+	out.errText = strings.TrimSpace(w.Stderr)
+	reason := w.Reason
+	if w.Result != nil {
+		err := json.Unmarshal(w.Result, &out.res)
+		if err == nil {
 			if out.res.Verdict == "equivalent" && out.res.Proof != "" && len(cfg.Verifier) > 0 {
 				if err := verifyProof(ctx, cfg, c, &out); err != nil {
 					return out, err
@@ -135,59 +124,93 @@ func runWorker(ctx context.Context, cfg *Config, c Check) (outcome, error) {
 			}
 			return out, nil
 		}
+		reason = "worker-crash: unreadable result: " + err.Error()
 	}
-	out.res = workerResult{Verdict: "unknown", WallS: out.procWall.Seconds()}
-	low := strings.ToLower(errText)
-	for _, m := range memoutMarks {
-		if cfg.MemBytes > 0 && strings.Contains(low, m) {
-			out.res.Reason = "memout"
-			return out, nil
+	out.res = workerResult{Verdict: "unknown", Reason: reason, WallS: out.procWall.Seconds()}
+	if out.errText == "" {
+		switch {
+		case w.TimedOut:
+			out.errText = fmt.Sprintf("worker killed after %s (timeout %s + grace %s)", cfg.Timeout+cfg.Grace, cfg.Timeout, cfg.Grace)
+		case w.Err != nil:
+			out.errText = w.Err.Error()
 		}
-	}
-	what := firstLine(errText)
-	if what == "" {
-		if err != nil {
-			what = err.Error()
-		} else {
-			what = "no result from the worker"
-		}
-	}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 65 {
-		out.res.Reason = "bad-input: " + what
-	} else {
-		out.res.Reason = "worker-crash: " + what
-	}
-	if out.errText == "" && err != nil {
-		out.errText = err.Error()
 	}
 	return out, nil
 }
 
-// process is how one worker process ended.
-type process struct {
-	stdout   []byte
-	stderr   string // the first 64 KiB
-	err      error  // from Run
-	wall     time.Duration
-	timedOut bool // killed at its deadline (Timeout + Grace)
+// limits are the bounds of every worker and verifier process of the sweep.
+func (cfg *Config) limits() Limits {
+	return Limits{Deadline: cfg.Timeout + cfg.Grace, MemBytes: cfg.MemBytes, Prlimit: cfg.prlimit, Env: cfg.Env}
 }
 
-// runProcess runs argv in its own process group under the wall-clock and
-// memory limits of cfg, killing the whole group (solver processes too) at
-// the deadline or when ctx is cancelled.
-func runProcess(ctx context.Context, cfg *Config, argv []string) process {
-	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout+cfg.Grace)
+// Limits bound one worker process (RunProcess).
+type Limits struct {
+	// Deadline is the wall-clock bound of the process: when it has passed,
+	// the process's whole session (its solver processes too) is killed. 0
+	// is no bound.
+	Deadline time.Duration
+	// MemBytes caps the address space of the process, and of each of its
+	// descendants, which inherit the cap (`prlimit --as`, with Prlimit); 0
+	// is no cap. A cap above the hard
+	// limit the caller already runs under is lowered to it.
+	MemBytes int64
+	// Prlimit is the path of prlimit (util-linux, FindPrlimit); "" runs
+	// the process without the cap.
+	Prlimit string
+	// Env is added to the environment the process inherits.
+	Env []string
+}
+
+// FindPrlimit returns the path of prlimit (util-linux), which caps a
+// worker's address space, or an error when it is not installed.
+func FindPrlimit() (string, error) { return exec.LookPath("prlimit") }
+
+// Process is how one worker process ended.
+type Process struct {
+	Stdout   []byte
+	Stderr   string // the first 64 KiB
+	Err      error  // from exec.Cmd.Run
+	Wall     time.Duration
+	TimedOut bool // killed at its Deadline
+}
+
+// ExitCode is the process's exit status, or -1 when it did not exit (it
+// was killed by a signal, or did not start).
+func (p *Process) ExitCode() int {
+	var exit *exec.ExitError
+	switch {
+	case p.Err == nil:
+		return 0
+	case errors.As(p.Err, &exit):
+		return exit.ExitCode()
+	}
+	return -1
+}
+
+// RunProcess runs argv under lim as the leader of a session of its own, and
+// kills the whole session — every descendant, whatever its process group,
+// such as solver processes (each the leader of a group of its own) and
+// traced binaries — at the deadline, when ctx is cancelled, and once the
+// process has ended, so that nothing it started outlives the call. The
+// process is also sent SIGKILL if the caller dies first (Pdeathsig, which
+// fires when the thread that started it exits: callers are supervisors,
+// with no goroutine that exits locked to its thread).
+func RunProcess(ctx context.Context, lim Limits, argv []string) Process {
+	wctx, cancel := ctx, context.CancelFunc(func() {})
+	if lim.Deadline > 0 {
+		wctx, cancel = context.WithTimeout(ctx, lim.Deadline)
+	}
 	defer cancel()
-	if cfg.MemBytes > 0 && cfg.prlimit != "" {
-		argv = append([]string{cfg.prlimit, "--as=" + strconv.FormatInt(cfg.MemBytes, 10), "--"}, argv...)
+	if mem := capBelowHard(lim.MemBytes); mem > 0 && lim.Prlimit != "" {
+		argv = append([]string{lim.Prlimit, "--as=" + strconv.FormatInt(mem, 10), "--"}, argv...)
 	}
 	cmd := exec.CommandContext(wctx, argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if len(lim.Env) > 0 {
+		cmd.Env = append(os.Environ(), lim.Env...)
+	}
 	cmd.Cancel = func() error {
-		if cmd.Process != nil {
-			return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		}
+		killSession(cmd.Process.Pid)
 		return nil
 	}
 	cmd.WaitDelay = 5 * time.Second
@@ -196,8 +219,135 @@ func runProcess(ctx context.Context, cfg *Config, argv []string) process {
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
 	start := time.Now()
 	err := cmd.Run()
-	return process{stdout: stdout.Bytes(), stderr: stderr.String(), err: err, wall: time.Since(start),
-		timedOut: wctx.Err() != nil && ctx.Err() == nil}
+	wall := time.Since(start)
+	if cmd.Process != nil {
+		killSession(cmd.Process.Pid) // what it left running
+	}
+	return Process{Stdout: stdout.Bytes(), Stderr: stderr.String(), Err: err, Wall: wall,
+		TimedOut: wctx.Err() != nil && ctx.Err() == nil}
+}
+
+// killSession sends SIGKILL to every live process of session sid (a worker
+// started with Setsid is its leader; its descendants stay in it), scanning
+// /proc until none is left, for at most a second. While a process of the
+// session exists its number cannot be reused, so no other process is hit.
+func killSession(sid int) {
+	for round := 0; round < 100; round++ {
+		entries, err := os.ReadDir("/proc")
+		if err != nil {
+			return
+		}
+		live := false
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if s, ok := sessionOf(pid); ok && s == sid {
+				syscall.Kill(pid, syscall.SIGKILL)
+				live = true
+			}
+		}
+		if !live {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// sessionOf reads the session of a live (not zombie) process from
+// /proc/PID/stat.
+func sessionOf(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// pid (comm) state ppid pgrp session ...; comm may hold anything.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 4 || f[0] == "Z" || f[0] == "X" {
+		return 0, false
+	}
+	sid, err := strconv.Atoi(f[3])
+	return sid, err == nil
+}
+
+// capBelowHard lowers an address-space cap to the hard limit this process
+// already runs under (prlimit cannot raise it), keeping 0 (no cap) as is.
+func capBelowHard(mem int64) int64 {
+	var rl syscall.Rlimit
+	if mem <= 0 || syscall.Getrlimit(syscall.RLIMIT_AS, &rl) != nil {
+		return mem
+	}
+	if rl.Max < uint64(mem) { // (RLIM_INFINITY is the largest uint64)
+		return int64(rl.Max)
+	}
+	return mem
+}
+
+// CheckRun is how one `eqc check --json` worker ended: the JSON line of
+// its result, or why there is none.
+type CheckRun struct {
+	Process
+	// Result is the first line of Stdout that is a JSON object with a
+	// non-empty "verdict" (the worker checks one function); nil when
+	// there is none.
+	Result []byte
+	// Reason, when Result is nil, is the unknown reason of the check:
+	// "timeout" (killed at the deadline), "memout" (died with an
+	// out-of-memory message under a memory cap), "bad-input: <first stderr
+	// line>" (exit status 65) or "worker-crash: <first stderr line, or how
+	// it ended>".
+	Reason string
+}
+
+// memoutMarks are stderr fragments of a process that ran into its
+// address-space cap (Go runtime, C++ allocators, libc).
+var memoutMarks = []string{"out of memory", "cannot allocate memory", "failed to reserve", "bad_alloc"}
+
+// RunCheckWorker runs argv, an `eqc check --json` for one function, with
+// RunProcess under lim, and classifies how it ended. A worker killed at the
+// deadline has reason "timeout" even if it printed a result.
+func RunCheckWorker(ctx context.Context, lim Limits, argv []string) CheckRun {
+	w := CheckRun{Process: RunProcess(ctx, lim, argv)}
+	if w.TimedOut {
+		w.Reason = "timeout"
+		return w
+	}
+	if line := firstJSONLine(w.Stdout); line != nil {
+		var v struct {
+			Verdict string `json:"verdict"`
+		}
+		if json.Unmarshal(line, &v) == nil && v.Verdict != "" {
+			w.Result = line
+			return w
+		}
+	}
+	errText := strings.TrimSpace(w.Stderr)
+	low := strings.ToLower(errText)
+	for _, m := range memoutMarks {
+		if lim.MemBytes > 0 && strings.Contains(low, m) {
+			w.Reason = "memout"
+			return w
+		}
+	}
+	what := firstLine(errText)
+	if what == "" {
+		if w.Err != nil {
+			what = w.Err.Error()
+		} else {
+			what = "no result from the worker"
+		}
+	}
+	if w.ExitCode() == 65 {
+		w.Reason = "bad-input: " + what
+	} else {
+		w.Reason = "worker-crash: " + what
+	}
+	return w
 }
 
 // proofDir is where the worker writes the proof of check c: one directory
@@ -231,17 +381,17 @@ func proofDir(cfg *Config, c Check) string {
 // discharged); the row records whether the proof was verified and why not.
 func verifyProof(ctx context.Context, cfg *Config, c Check, out *outcome) error {
 	argv := append(append([]string{}, cfg.Verifier...), "--json", "--timeout", cfg.Timeout.String(), out.res.Proof, c.SrcFile, c.DstFile)
-	p := runProcess(ctx, cfg, argv) // (not in procWall, which is the check's process)
+	p := RunProcess(ctx, cfg.limits(), argv) // (not in procWall, which is the check's process)
 	if ctx.Err() != nil {
 		return errInterrupted
 	}
 	var v verifierResult
-	line := firstJSONLine(p.stdout)
+	line := firstJSONLine(p.Stdout)
 	switch {
-	case p.timedOut:
+	case p.TimedOut:
 		out.proofNote = "proof not verified: the verifier was killed at the timeout"
 	case line == nil || json.Unmarshal(line, &v) != nil:
-		out.proofNote = "proof not verified: the verifier gave no result: " + firstLine(p.stderr)
+		out.proofNote = "proof not verified: the verifier gave no result: " + firstLine(p.Stderr)
 	case !v.Verified:
 		out.proofNote = "proof not verified: " + v.Reason
 	default:

@@ -3,8 +3,11 @@ package pipeline
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -138,5 +141,45 @@ echo "{\"function\":\"f\",\"verdict\":\"equivalent\",\"reason\":\"\",\"engine\":
 	o, err := runWorker(context.Background(), cfg, testCheck())
 	if err != nil || o.res.Verdict != "equivalent" || o.proofVerified {
 		t.Errorf("no verifier: %+v, %v", o, err)
+	}
+}
+
+// RunProcess kills the worker's whole session, also a descendant in a
+// process group of its own (as every solver process is): at the deadline,
+// when the descendant holds the worker's output open, and when the worker
+// ends (leaving, say, a solver process that writes to a pipe of its own).
+func TestRunProcessKillsSession(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("perl not installed")
+	}
+	for _, c := range []struct{ name, redirect, tail string }{{"deadline", "", "wait"}, {"worker ends", ">/dev/null 2>&1", "exit 0"}} {
+		t.Run(c.name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			w := fakeWorker(t, `perl -e 'setpgrp(0, 0); sleep 30' `+c.redirect+` & echo $! > `+pidFile+`; `+c.tail)
+			start := time.Now()
+			p := RunProcess(context.Background(), Limits{Deadline: 300 * time.Millisecond}, w)
+			if took := time.Since(start); took > 3*time.Second {
+				t.Errorf("RunProcess took %s: the descendant kept the output open", took)
+			}
+			if c.name == "deadline" && !p.TimedOut {
+				t.Errorf("not timed out: %+v", p)
+			}
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			deadline := time.Now().Add(2 * time.Second)
+			for {
+				if _, ok := sessionOf(pid); !ok { // gone, or a zombie
+					break
+				}
+				if time.Now().After(deadline) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Fatalf("descendant %d outlived its worker", pid)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
 	}
 }

@@ -21,15 +21,23 @@
 //   - defines every undefined function, except those kept from libc
 //     (LinkOptions.Libc, by default the pure memory and string routines of
 //     DefaultLibc that compilers introduce), as a stub: its result is
-//     StubResult(name, widened arguments), a hash of its scalar arguments
-//     (parameter types from DWARF; sign- or zero-extended to 64 bits, floats
-//     as bit patterns; without a prototype, rdi..r9 as six 64-bit values),
-//     and it appends (StubID(name), arguments) to a call log at CallLogAddr.
-//     Stubs touch no other memory: the concrete counterpart of an
-//     uninterpreted function whose memory effect is empty;
+//     StubResult(name, widened arguments), a hash of its named scalar
+//     arguments (parameter types from DWARF, or from LinkOptions.Protos
+//     when the object's own DWARF has no prototype, so both objects of a
+//     pair agree; sign- or zero-extended to 64 bits, floats as bit
+//     patterns, pointers by their canonical keys, canon.go), and it appends
+//     (StubID(name), argument count, call site, arguments) to a call log at
+//     CallLogAddr. Without a prototype it records rdi..r9 and hashes none of
+//     them; a variadic stub records the integer registers after its named
+//     parameters too; which of those are arguments is decided at the
+//     source's call site (callsite.go). Stubs touch no other memory: the
+//     concrete counterpart of an uninterpreted function whose memory effect
+//     is empty;
 //   - maps the heap (HeapAddr), the stack (StackAddr) and the call log
 //     (CallLogAddr) at fixed addresses, so both executables of a pair see the
-//     same pointer values;
+//     same pointer values, and a read-only page range at CanonAddr that the
+//     tracer fills, before the snapshot, with the executable's table of
+//     canonical keys (symbols, read-only data, the stack);
 //   - sets RLIMIT_CORE, RLIMIT_FSIZE and RLIMIT_NPROC to 0, RLIMIT_CPU and
 //     RLIMIT_AS to LinkOptions.CPULimit / AddressSpace;
 //   - sets PR_SET_NO_NEW_PRIVS and installs the seccomp filter, then jumps to

@@ -33,7 +33,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{name: "check", usage: "[--json] [--func NAME]... [--src-func NAME --dst-func NAME] [--engine static|data|auto] [--ub LIST] [--timeout DURATION] [--proof DIR] [--context FILE]... SRC DST",
+		{name: "check", usage: checkUsage,
 			summary: "check that functions of DST are equivalent to those of SRC", run: runCheck},
 		{name: "lift", usage: "[--json] FILE...", summary: "harvest and lift every function of ELF files", run: runLift},
 		{name: "trace", usage: "[--json] [--vectors N] [--check-semantics] FILE [--func NAME]...",

@@ -43,7 +43,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 300*time.Second, "per-check timeout")
 	jobs := fs.Int("jobs", 0, "checks at once (0: one per CPU)")
 	out := fs.String("out", "", "results directory (default: results/<suite>)")
-	mem := fs.String("mem", "4G", "address-space cap of each worker (prlimit --as), e.g. 4G, 512M; 0 for none")
+	mem := fs.String("mem", defaultMem, "address-space cap of each worker (prlimit --as), e.g. 4G, 512M; 0 for none")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: eqc sweep --suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub LIST] [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES]\n")
 		fs.PrintDefaults()
@@ -139,7 +139,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	sum, err := pipeline.Run(ctx, pipeline.Config{
 		Suite: suite, Compilers: compilers, SrcOpt: src, DstOpts: dsts, UBModels: ubModels,
 		Engine: *engine, Timeout: *timeout, Jobs: *jobs, Out: outDir, MemBytes: memBytes,
-		Worker: []string{exe, "check"}, Verifier: []string{exe, "proof", "verify"}, Version: version, Log: stderr, Progress: isTerminal(stderr),
+		Worker: []string{exe, "check"}, Verifier: []string{exe, "proof", "verify"}, Env: []string{checkWorkerEnv + "=1"},
+		Version: version, Log: stderr, Progress: isTerminal(stderr),
 	})
 	if err != nil {
 		var missing *bench.MissingToolError

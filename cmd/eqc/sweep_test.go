@@ -45,6 +45,11 @@ func eqcBinary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// eqc check, run in process by a test, re-executes this test binary
+	// as its worker: be eqc then.
+	if os.Getenv(checkWorkerEnv) != "" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	code := m.Run()
 	if eqcBinPath != "" {
 		os.RemoveAll(filepath.Dir(eqcBinPath))
