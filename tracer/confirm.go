@@ -36,7 +36,8 @@ import (
 
 // Input is a concrete input to a function: argument values and the initial
 // contents of global variables (by symbol; bytes from offset 0; globals not
-// listed keep the driver's zero fill). Args are the raw 64-bit values of the
+// listed start with their executable's initializer: .data with its
+// relocations applied, zeros for .bss and the driver's externs). Args are the raw 64-bit values of the
 // integer argument registers in order (rdi, rsi, rdx, rcx, r8, r9); only the
 // low bytes the parameter's type uses are meaningful.
 type Input struct {

@@ -77,11 +77,14 @@
 // which serves the methods of Process through a channel (one request at a
 // time). The process runs to the driver's int3; the tracer saves the
 // registers, zeroes xmm0-15, and snapshots every writable mapping (data, bss,
-// brk heap with TLS, the fixed heap and stack, the process stack), reading
-// only pages already populated (/proc/pid/pagemap).
+// brk heap with TLS, the fixed heap and stack, the process stack): all of
+// the executable's file-backed data (a page of .data nothing has touched
+// yet is not populated, yet holds its initializer, not zeros), and of the
+// anonymous mappings only the pages already populated (/proc/pid/pagemap;
+// the others are zero).
 //
 // Each Run then: restores the snapshot (process_vm_writev, rewriting every
-// page populated at the snapshot or since), clears the call log, applies the
+// page the snapshot recorded or populated since), clears the call log, applies the
 // Vector's memory, writes the return sentinel (__eqc_sentinel, an int3) and
 // any stack arguments at the top of the fixed stack (rsp+8 16-byte aligned),
 // sets rdi rsi rdx rcx r8 r9 and xmm0-7 per the SysV ABI, rip to the function

@@ -286,7 +286,9 @@ func (p *Process) spawnExec() error {
 	return nil
 }
 
-// snapshot records every writable mapping except the call log.
+// snapshot records every writable mapping except the call log: all of a
+// file-backed one (the executable's .data: its pages not yet populated read
+// as the file's bytes, not as zero), the populated pages of an anonymous one.
 func (p *Process) snapshot() error {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", p.pid))
 	if err != nil {
@@ -309,7 +311,10 @@ func (p *Process) snapshot() error {
 		if err1 != nil || err2 != nil || start == CallLogAddr {
 			continue
 		}
-		r, err := p.snapshotRegion(start, end)
+		// Fields: address, perms, offset, device, inode, path; a
+		// nonzero inode is a file-backed mapping.
+		file := len(fields) >= 5 && fields[4] != "0"
+		r, err := p.snapshotRegion(start, end, file)
 		if err != nil {
 			return err
 		}
