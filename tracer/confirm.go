@@ -459,6 +459,9 @@ func vectorFor(s, src, dst *confirmSide, args []uint64, in Input) (Vector, error
 	}
 	sort.Strings(names)
 	for _, n := range names {
+		if incomparableGlobal(src, dst, n) != "" {
+			continue // set on neither side: both keep their initializers
+		}
 		_, _, errHere := s.exe.DataAddr(n)
 		if errHere != nil {
 			_, _, errSrc := src.exe.DataAddr(n)
@@ -470,8 +473,32 @@ func vectorFor(s, src, dst *confirmSide, args []uint64, in Input) (Vector, error
 		}
 		v.Mem = append(v.Mem, MemInit{Symbol: n, Data: in.Globals[n]})
 	}
-	v.Mem = append(v.Mem, in.Mem...)
+	for _, m := range in.Mem {
+		if m.Symbol != "" && incomparableGlobal(src, dst, m.Symbol) != "" {
+			continue
+		}
+		v.Mem = append(v.Mem, m)
+	}
 	return v, nil
+}
+
+// incomparableGlobal says why the bytes of global name do not mean the
+// same in the two executables, or "": its DWARF location computes its
+// value from them (x86.GlobalVar.Encoded) in either object, or the two
+// define it with different sizes (a shrunken static). Such a global is
+// neither set by an input nor compared.
+func incomparableGlobal(src, dst *confirmSide, name string) string {
+	for _, f := range []*x86.File{src.file, dst.file} {
+		if gv := f.Globals[name]; gv != nil && gv.Encoded {
+			return "its value is encoded in its bytes (DWARF location) in " + f.Path
+		}
+	}
+	_, a, errS := src.exe.DataAddr(name)
+	_, b, errD := dst.exe.DataAddr(name)
+	if errS == nil && errD == nil && a != b {
+		return fmt.Sprintf("sizes %d and %d", a, b)
+	}
+	return ""
 }
 
 // retShape is how the return value is read and compared.
@@ -868,13 +895,11 @@ func (st *cmpState) compareGlobals(rs, rd *Result) {
 		_, inD := dg[n]
 		switch {
 		case inS && inD:
-			a, b := rs.MemoryOf(n), rd.MemoryOf(n)
-			if len(a) != len(b) {
-				st.note("global %s: sizes %d and %d; common prefix compared", n, len(a), len(b))
-				k := min(len(a), len(b))
-				a, b = a[:k], b[:k]
+			if why := incomparableGlobal(st.src, st.dst, n); why != "" {
+				st.note("global %s: not compared: %s", n, why)
+				continue
 			}
-			st.compareRegion("global "+n, a, b, st.mayHoldPointers(n))
+			st.compareRegion("global "+n, rs.MemoryOf(n), rd.MemoryOf(n), st.mayHoldPointers(n))
 		case inS:
 			st.note("global %s: defined by src only; not compared", n)
 		default:

@@ -94,6 +94,11 @@ type GlobalVar struct {
 	// Align is the alignment the declaration states (DW_AT_alignment, from
 	// an alignment attribute); 0 when it states none.
 	Align int64
+	// Encoded says the variable's value is not the bytes at its symbol: its
+	// location computes it from them (clang at -O2 keeps a static that
+	// only ever holds two values as a one-byte flag: DW_OP_addrx;
+	// DW_OP_deref_size 1; ...; DW_OP_stack_value), or is no address at all.
+	Encoded bool
 }
 
 // dwarfRegs maps DWARF x86-64 register numbers to x86asm registers.
@@ -154,7 +159,7 @@ func (f *File) readDWARF(ef *elf.File) {
 		if name == "" {
 			continue
 		}
-		g := &GlobalVar{Name: name, Type: typ, Extern: v.decl, Static: !w.external(v), Align: v.align}
+		g := &GlobalVar{Name: name, Type: typ, Extern: v.decl, Static: !w.external(v), Align: v.align, Encoded: encodedLocation(v.loc)}
 		if old, ok := f.Globals[name]; ok && !old.Extern {
 			continue
 		}
@@ -486,4 +491,24 @@ func convertType(dt dwarf.Type) Type {
 		t.Kind, t.Size = KindFunc, -1
 	}
 	return t
+}
+
+// encodedLocation says a variable's location expression is more than its
+// address (DW_OP_addr, or DW_OP_addrx / DW_OP_GNU_addr_index and an index):
+// an empty one (a declaration) is not.
+func encodedLocation(loc []byte) bool {
+	if len(loc) == 0 {
+		return false
+	}
+	switch loc[0] {
+	case 0x03: // DW_OP_addr
+		return len(loc) != 9
+	case 0xa1, 0xfb: // DW_OP_addrx, DW_OP_GNU_addr_index: a ULEB128 index
+		n := 1
+		for n < len(loc) && loc[n]&0x80 != 0 {
+			n++
+		}
+		return len(loc) != n+1
+	}
+	return true
 }
