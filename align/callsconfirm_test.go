@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"eqc/align/internal/aligntest"
 	"eqc/prove"
 )
 
@@ -31,7 +32,7 @@ func TestCallLogsByMeaning(t *testing.T) {
 	for _, cc := range compilers {
 		t.Run(cc, func(t *testing.T) {
 			t.Parallel()
-			objs := compileC(t, cc, "calls", string(base), "O0", "O2")
+			objs := aligntest.CompileC(t, cc, "calls", string(base), "O0", "O2")
 			for _, fn := range funcs {
 				res := checkCalls(t, objs["O0"], objs["O2"], fn)
 				if res.Verdict == NotEquivalent {
@@ -39,7 +40,7 @@ func TestCallLogsByMeaning(t *testing.T) {
 				}
 			}
 			for i, m := range mutants {
-				mobjs := compileC(t, cc, "calls_m", m.src, "O2")
+				mobjs := aligntest.CompileC(t, cc, "calls_m", m.src, "O2")
 				res := checkCalls(t, objs["O0"], mobjs["O2"], m.fn)
 				if res.Verdict != NotEquivalent || res.Input == nil {
 					t.Errorf("%s mutant %d (%s: %q): %s %s, want not-equivalent with an input", cc, i+1, m.fn, m.to, res.Verdict, res.Reason)

@@ -3,20 +3,21 @@ package align
 import (
 	"context"
 	"encoding/hex"
-	"eqc/ub"
 	"fmt"
 	"os"
 	"time"
 
+	"eqc/align/product/pair"
 	"eqc/prove"
 	"eqc/tracer"
+	"eqc/ub"
 )
 
-// Verdicts, as DESIGN.md defines them.
+// Verdicts, as docs/design.md defines them.
 const (
-	Equivalent    = "equivalent"
-	NotEquivalent = "not-equivalent"
-	Unknown       = "unknown"
+	Equivalent    = pair.Equivalent
+	NotEquivalent = pair.NotEquivalent
+	Unknown       = pair.Unknown
 )
 
 // Request names one check: a function of the source file against one of
@@ -24,11 +25,11 @@ const (
 type Request struct {
 	SrcPath, SrcFunc string
 	DstPath, DstFunc string
-	// UB is the undefined-behaviour model asked for ("none", "all" or a
-	// list; "" is "all"). Of the models only OBVA is used by proofs yet
-	// (the loop engine's, obva.go); a confirmed difference is reported
-	// not-equivalent only under "none", since inputs are not yet checked
-	// for the UB the model would exclude.
+	// UB is the undefined-behaviour model spec asked for (ub.Parse: "none",
+	// "all" or a comma-separated list of models; "" is "all"). Of the
+	// models only OBVA is used by proofs yet (the loop engines'); a
+	// confirmed difference is reported not-equivalent only under "none",
+	// since inputs are not yet checked for the UB the model would exclude.
 	UB string
 	// Engine is the loop engine asked for: "static", "data" or "auto"
 	// ("" is "auto").
@@ -99,34 +100,46 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	if req.DstFunc != req.SrcFunc {
 		res.DstFunction = req.DstFunc
 	}
-	p, err := LoadPair(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc, req.Context...)
+	if req.Engine != "" {
+		if err := ValidateEngine(req.Engine); err != nil {
+			return res, err
+		}
+	}
+	spec := req.UB
+	if spec == "" {
+		spec = "all"
+	}
+	models, err := ub.Parse(spec)
 	if err != nil {
 		return res, err
 	}
-	p.OBVA = ub.Enabled(req.UB, "obva")
-	p.Engine = req.Engine
+	p, err := pair.Load(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc, req.Context...)
+	if err != nil {
+		return res, err
+	}
+	p.OBVA = models.Has(ub.OBVA)
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
 		defer cancel()
 	}
-	out := CheckLoopFree(ctx, p, s)
+	out := pair.CheckLoopFree(ctx, p, s)
 	var diff diffOutcome
-	if out.Reason == "unsupported:loops" {
+	if out.HasLoops {
 		// Real runs before the proof search: a loop proof that fails
 		// yields no input to confirm, and a search that cannot correlate
 		// an inequivalent pair may spend the whole timeout failing.
 		diff = diffTest(ctx, req, p)
 		res.TestVectors = diff.runs
-		if debug {
+		if pair.Debug {
 			fmt.Fprintf(os.Stderr, "eqc: %s\n", diff)
 		}
-		if diff.c != nil && req.UB == "none" {
-			reportDifference(ctx, req, diff.in, diff.c, &res)
+		if diff.c != nil && models.None() {
+			reportDifference(ctx, req, models, diff.in, diff.c, &res)
 			res.WallS = time.Since(start).Seconds()
 			return res, nil
 		}
-		out = CheckLoops(ctx, p, s)
+		out = checkLoops(ctx, p, req.Engine, s)
 	}
 	res.Verdict, res.Reason = out.Verdict, out.Reason
 	res.SMTQueries, res.ProductNodes, res.ProductEdges = out.SMTQueries, out.ProductNodes, out.ProductEdges
@@ -148,7 +161,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 		res.Reason = "timeout"
 	}
 	if cex := out.Counterexample; cex != nil && ctx.Err() == nil {
-		confirm(ctx, req, cex, &res)
+		confirm(ctx, req, models, cex, &res)
 	}
 	if diff.c != nil && res.Input == nil {
 		// A difference not reported as not-equivalent (the UB model may
@@ -162,7 +175,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 			res.Reason = "internal-inconsistency: proved equivalent, but real runs differ on an input"
 			res.Input, res.Observed = shownInput(diff.in, diff.c), diff.c.Differences
 		} else {
-			reportDifference(ctx, req, diff.in, diff.c, &res)
+			reportDifference(ctx, req, models, diff.in, diff.c, &res)
 		}
 	}
 	res.WallS = time.Since(start).Seconds()
@@ -171,7 +184,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 
 // confirm runs both binaries on the counterexample and turns a real
 // difference into not-equivalent.
-func confirm(ctx context.Context, req Request, cex *Counterexample, res *Result) {
+func confirm(ctx context.Context, req Request, models ub.Set, cex *pair.Counterexample, res *Result) {
 	in := tracer.Input{Globals: cex.Globals()}
 	for i := 0; i < 6; i++ {
 		in.Args = append(in.Args, cex.Arg(i))
@@ -194,17 +207,17 @@ func confirm(ctx context.Context, req Request, cex *Counterexample, res *Result)
 		res.Reason += "; not confirmed by real runs: " + detail
 		return
 	}
-	reportDifference(ctx, req, in, c, res)
+	reportDifference(ctx, req, models, in, c, res)
 }
 
 // reportDifference records a difference real runs confirmed on in: the
 // input and the differing observables, and the verdict not-equivalent,
-// but only under the UB model "none", since otherwise the input might
-// trigger UB the model would exclude, and only when an independent replay
-// (replay) shows a difference too.
-func reportDifference(ctx context.Context, req Request, in tracer.Input, c *tracer.Confirmation, res *Result) {
+// but only when models (req's) assume no UB, since otherwise the input
+// might trigger UB a model would exclude, and only when an independent
+// replay (replay) shows a difference too.
+func reportDifference(ctx context.Context, req Request, models ub.Set, in tracer.Input, c *tracer.Confirmation, res *Result) {
 	res.Input, res.Observed = shownInput(in, c), c.Differences
-	if req.UB != "none" {
+	if !models.None() {
 		res.Reason = fmt.Sprintf("confirmed difference on an input not checked for undefined behaviour (UB model %q is not built yet; --ub none reports it as not-equivalent)", req.UB)
 		return
 	}
@@ -269,4 +282,33 @@ func shownInput(in tracer.Input, c *tracer.Confirmation) *Input {
 		shown.Memory[where] = hexOf(m.Data)
 	}
 	return shown
+}
+
+// completeProof names the binaries and context files of req in pf by path
+// and SHA-256, and the UB model.
+func completeProof(pf *prove.ProofFile, req Request) error {
+	ref := func(path, fn string) (prove.FileRef, error) {
+		h, err := prove.HashFile(path)
+		return prove.FileRef{Path: path, Function: fn, SHA256: h}, err
+	}
+	var err error
+	if pf.Source, err = ref(req.SrcPath, req.SrcFunc); err != nil {
+		return err
+	}
+	if pf.Target, err = ref(req.DstPath, req.DstFunc); err != nil {
+		return err
+	}
+	pf.Context = nil
+	for _, c := range req.Context {
+		r, err := ref(c, "")
+		if err != nil {
+			return err
+		}
+		pf.Context = append(pf.Context, r)
+	}
+	pf.UB = req.UB
+	if pf.UB == "" {
+		pf.UB = "all"
+	}
+	return nil
 }

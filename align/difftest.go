@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"eqc/align/product/pair"
 	"eqc/tracer"
 	"eqc/x86"
 )
@@ -64,8 +65,9 @@ type diffOutcome struct {
 	note string               // why testing stopped early, if it did
 }
 
-// diffBudgetFor is the share of the check's time the test may take: at
-// most diffBudget and a third of what is left before ctx's deadline.
+// diffBudgetFor is the share of the check's time the test's runs may take
+// (linking both objects comes first, outside it): at most diffBudget and a
+// third of what is left before ctx's deadline.
 func diffBudgetFor(ctx context.Context) time.Duration {
 	b := diffBudget
 	if dl, ok := ctx.Deadline(); ok {
@@ -78,18 +80,20 @@ func diffBudgetFor(ctx context.Context) time.Duration {
 // shows a confirmed difference, the inputs run out or the budget is spent.
 // A difference is shrunk (memory it does not need is set to zero) so that
 // the input shown stays small.
-func diffTest(ctx context.Context, req Request, p *Pair) diffOutcome {
+func diffTest(ctx context.Context, req Request, p *pair.Pair) diffOutcome {
 	var out diffOutcome
-	ctx, cancel := context.WithTimeout(ctx, diffBudgetFor(ctx))
-	defer cancel()
+	// Linking comes before the budget: on a loaded machine it alone can
+	// take the few seconds the runs get, and then no input would run.
 	cf, err := tracer.NewConfirmer(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
 	if err != nil {
 		out.note = err.Error()
 		return out
 	}
 	defer cf.Close()
+	ctx, cancel := context.WithTimeout(ctx, diffBudgetFor(ctx))
+	defer cancel()
 	dropped := map[string]bool{} // globals neither executable defines
-	for _, in := range p.diffInputs() {
+	for _, in := range diffInputs(p) {
 		for name := range dropped {
 			delete(in.Globals, name)
 		}
@@ -282,8 +286,8 @@ var diffPlan = [diffMaxInputs]struct {
 
 // diffInputs are the differential test's inputs, deterministic for the
 // pair: memory patterns and arguments per diffPlan.
-func (p *Pair) diffInputs() []tracer.Input {
-	regions, params := p.diffShape()
+func diffInputs(p *pair.Pair) []tracer.Input {
+	regions, params := diffShape(p)
 	count := 0
 	for _, r := range regions {
 		if n := r.size / max(r.elem.size, 1); r.sized && n >= 2 && (count == 0 || n < count) {
@@ -337,19 +341,19 @@ func (p *Pair) diffInputs() []tracer.Input {
 // pair's code names, then one heap buffer per pointer parameter) and the
 // register parameters, from the DWARF of either file. Without a signature
 // the six integer argument registers are parameters of unknown type.
-func (p *Pair) diffShape() ([]region, []param) {
+func diffShape(p *pair.Pair) ([]region, []param) {
 	var regions []region
-	for _, g := range p.globalVars() {
+	for _, g := range p.GlobalVars() {
 		name := p.B.VarName(g)
 		if strings.HasPrefix(name, "&str:") {
 			continue
 		}
-		size := p.globalSize(name)
+		size := p.GlobalSize(name)
 		sym := strings.TrimPrefix(name, "&")
-		if size > 1<<20 || p.readOnly(sym) {
+		if size > 1<<20 || readOnly(p, sym) {
 			continue // read-only data holds the binaries' own contents in every run
 		}
-		r := region{symbol: sym, size: int(size), elem: p.globalElem(sym), sized: true}
+		r := region{symbol: sym, size: int(size), elem: globalElem(p, sym), sized: true}
 		if size == 0 {
 			// No file states its size (clang emits no DWARF for extern
 			// arrays): the tracer's drivers define it with
@@ -359,7 +363,7 @@ func (p *Pair) diffShape() ([]region, []param) {
 		regions = append(regions, r)
 	}
 	var sig *x86.FuncDebug
-	for _, s := range []Side{p.Src, p.Dst} {
+	for _, s := range []pair.Side{p.Src, p.Dst} {
 		if s.Fn.Func != nil && s.Fn.Func.Debug != nil {
 			sig = s.Fn.Func.Debug
 			break
@@ -383,7 +387,7 @@ func (p *Pair) diffShape() ([]region, []param) {
 			pm := param{reg: ints, size: 8, buf: -1}
 			if bufs < 8 {
 				pm.buf = len(regions)
-				regions = append(regions, region{addr: tracer.HeapAddr + uint64(bufs)*diffHeapBuf, size: diffHeapBuf, elem: pointeeShape(t), sized: true, text: isCharPointer(t)})
+				regions = append(regions, region{addr: tracer.HeapAddr + uint64(bufs)*diffHeapBuf, size: diffHeapBuf, elem: pointeeShape(t), sized: true, text: pair.IsCharPointer(t)})
 				bufs++
 			}
 			params = append(params, pm)
@@ -405,7 +409,7 @@ func (p *Pair) diffShape() ([]region, []param) {
 }
 
 // readOnly says either file defines sym in read-only data.
-func (p *Pair) readOnly(sym string) bool {
+func readOnly(p *pair.Pair, sym string) bool {
 	for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
 		if d, ok := f.DataSymbol(sym); ok && d.ReadOnly {
 			return true
@@ -417,8 +421,8 @@ func (p *Pair) readOnly(sym string) bool {
 // globalElem is the element shape of a global from DWARF; 4-byte integers
 // when no file describes it (clang emits no DWARF for extern arrays, and
 // int is the common case).
-func (p *Pair) globalElem(sym string) elemShape {
-	for _, f := range p.dwarfFiles() {
+func globalElem(p *pair.Pair, sym string) elemShape {
+	for _, f := range p.DWARFFiles() {
 		g, ok := f.Globals[sym]
 		if !ok {
 			continue
@@ -437,12 +441,6 @@ func (p *Pair) globalElem(sym string) elemShape {
 		return elemShape{size: 4}
 	}
 	return elemShape{size: 4}
-}
-
-// isCharPointer reports whether t points to a char type: a string, which
-// the inputs end with a NUL (a string function reads until one).
-func isCharPointer(t x86.Type) bool {
-	return t.Kind == x86.KindPointer && t.PointeeSize == 1 && strings.Contains(t.Pointee, "char")
 }
 
 // terminate makes input k's string in a char buffer: it starts k mod 8

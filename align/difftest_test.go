@@ -4,45 +4,15 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"eqc/bench"
+	"eqc/align/internal/aligntest"
+	"eqc/align/product/pair"
 	"eqc/prove"
 	"eqc/tracer"
 )
-
-// compileC writes src to name.c and compiles it with compiler cc at each
-// level through package bench (the suite's flags); objects by level.
-func compileC(t *testing.T, cc, name, src string, levels ...string) map[string]string {
-	t.Helper()
-	ctx := context.Background()
-	comp, err := bench.LookupCompiler(ctx, cc)
-	if err != nil {
-		t.Fatalf("%v (run `make deps`)", err)
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, name+".c")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	objs := map[string]string{}
-	for _, lvl := range levels {
-		opt, err := bench.ParseOpt(lvl, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := bench.Compile(ctx, comp, opt, bench.DefaultVariant, path, filepath.Join(dir, lvl))
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs[lvl] = o.Path
-	}
-	return objs
-}
 
 // diffCases are loop kernels of the shapes the differential test must
 // handle (global int, byte and float arrays, pointer parameters, a bound
@@ -81,12 +51,12 @@ func TestDiffTest(t *testing.T) {
 				if strings.Count(c.src, c.from) != 1 {
 					t.Fatalf("mutation text %q occurs %d times", c.from, strings.Count(c.src, c.from))
 				}
-				base := compileC(t, cc, "base", c.src, "O0", "O3")
-				mut := compileC(t, cc, "mutant", strings.Replace(c.src, c.from, c.to, 1), "O3")
+				base := aligntest.CompileC(t, cc, "base", c.src, "O0", "O3")
+				mut := aligntest.CompileC(t, cc, "mutant", strings.Replace(c.src, c.from, c.to, 1), "O3")
 				for _, dst := range []string{base["O3"], mut["O3"]} {
 					mutant := dst == mut["O3"]
 					req := Request{SrcPath: base["O0"], SrcFunc: c.fn, DstPath: dst, DstFunc: c.fn, UB: "none"}
-					p, err := LoadPair(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
+					p, err := pair.Load(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -132,12 +102,12 @@ int k(int *p, unsigned n, float x, int m) {
 	return s;
 }
 `
-	objs := compileC(t, "gcc-12", "k", src, "O0")
-	p, err := LoadPair(objs["O0"], "k", objs["O0"], "k")
+	objs := aligntest.CompileC(t, "gcc-12", "k", src, "O0")
+	p, err := pair.Load(objs["O0"], "k", objs["O0"], "k")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ins := p.diffInputs()
+	ins := diffInputs(p)
 	if len(ins) != diffMaxInputs {
 		t.Fatalf("%d inputs, want %d", len(ins), diffMaxInputs)
 	}
@@ -217,8 +187,8 @@ int k(int *p, unsigned n, float x, int m) {
 // search still runs.
 func TestDiffCheck(t *testing.T) {
 	c := diffCases[0]
-	base := compileC(t, "gcc-12", "base", c.src, "O0")
-	mut := compileC(t, "gcc-12", "mutant", strings.Replace(c.src, c.from, c.to, 1), "O3")
+	base := aligntest.CompileC(t, "gcc-12", "base", c.src, "O0")
+	mut := aligntest.CompileC(t, "gcc-12", "mutant", strings.Replace(c.src, c.from, c.to, 1), "O3")
 	s, _, err := prove.New(prove.Options{CacheSize: 64})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package align
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"eqc/align/internal/aligntest"
 	"eqc/bench"
-	"eqc/ir"
 	"eqc/prove"
 )
 
@@ -90,14 +89,14 @@ func TestHandVectorized(t *testing.T) {
 		}
 		return p
 	}
-	var builds []testBuild
+	var builds []aligntest.Build
 	for _, pair := range handVecPairs {
 		opt, err := os.ReadFile(abs(pair.opt))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, cc := range compilers {
-			builds = append(builds, testBuild{cc, abs(pair.ref), "O0"}, testBuild{cc, abs(pair.opt), "O2"})
+			builds = append(builds, aligntest.Build{CC: cc, Src: abs(pair.ref), Lvl: "O0"}, aligntest.Build{CC: cc, Src: abs(pair.opt), Lvl: "O2"})
 		}
 		for _, m := range pair.mutants {
 			if strings.Count(string(opt), m.from) != 1 {
@@ -108,11 +107,11 @@ func TestHandVectorized(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, cc := range compilers {
-				builds = append(builds, testBuild{cc, path, "O2"})
+				builds = append(builds, aligntest.Build{CC: cc, Src: path, Lvl: "O2"})
 			}
 		}
 	}
-	objs := compileBuilds(t, builds, bench.DefaultVariant)
+	objs := aligntest.CompileBuilds(t, builds, bench.DefaultVariant)
 
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -130,7 +129,7 @@ func TestHandVectorized(t *testing.T) {
 	for _, pair := range handVecPairs {
 		for cu, want := range pair.want {
 			cc, ub := cu[0], cu[1]
-			req := Request{SrcPath: objs[testBuild{cc, abs(pair.ref), "O0"}], SrcFunc: pair.fn, DstPath: objs[testBuild{cc, abs(pair.opt), "O2"}], DstFunc: pair.fn, UB: ub, Engine: EngineData, Timeout: 3 * time.Minute}
+			req := Request{SrcPath: objs[aligntest.Build{CC: cc, Src: abs(pair.ref), Lvl: "O0"}], SrcFunc: pair.fn, DstPath: objs[aligntest.Build{CC: cc, Src: abs(pair.opt), Lvl: "O2"}], DstFunc: pair.fn, UB: ub, Engine: EngineData, Timeout: 3 * time.Minute}
 			key := fmt.Sprintf("%s %s -O0 vs %s -O2 --ub %s --engine data", cc, pair.ref, pair.opt, ub)
 			run(func() {
 				if pf := checkGolden(t, &mu, key, req, want); pf != nil {
@@ -144,7 +143,7 @@ func TestHandVectorized(t *testing.T) {
 			m.expected = NotEquivalent
 			for _, cc := range compilers {
 				path := filepath.Join(dir, strings.TrimSuffix(pair.opt, ".c")+"_"+m.name+".c")
-				req := Request{SrcPath: objs[testBuild{cc, abs(pair.ref), "O0"}], SrcFunc: pair.fn, DstPath: objs[testBuild{cc, path, "O2"}], DstFunc: pair.fn, UB: "none", Engine: EngineData, Timeout: 30 * time.Second}
+				req := Request{SrcPath: objs[aligntest.Build{CC: cc, Src: abs(pair.ref), Lvl: "O0"}], SrcFunc: pair.fn, DstPath: objs[aligntest.Build{CC: cc, Src: path, Lvl: "O2"}], DstFunc: pair.fn, UB: "none", Engine: EngineData, Timeout: 30 * time.Second}
 				key := fmt.Sprintf("%s %s -O0 vs %s -O2", cc, pair.ref, filepath.Base(path))
 				run(func() { checkMutant(t, &mu, key, m, req) })
 			}
@@ -170,24 +169,24 @@ func TestHandVectorized(t *testing.T) {
 				rest = i
 			}
 		}
-		tampers := []tamper{
-			{"via set loses an edge", func(pf *prove.ProofFile) string {
+		tampers := []aligntest.Tamper{
+			{Name: "via set loses an edge", Edit: func(pf *prove.ProofFile) string {
 				e := &pf.Product.Edges[via]
 				e.DstVia = e.DstVia[1:]
 				return ""
-			}, ""},
-			{"via set names another edge", func(pf *prove.ProofFile) string {
+			}, Want: ""},
+			{Name: "via set names another edge", Edit: func(pf *prove.ProofFile) string {
 				pf.Product.Edges[via].DstVia[0].ID++
 				return ""
-			}, "does not fit"},
+			}, Want: "does not fit"},
 		}
 		if rest >= 0 {
-			tampers = append(tampers, tamper{"the paths outside the via sets dropped", func(pf *prove.ProofFile) string {
+			tampers = append(tampers, aligntest.Tamper{Name: "the paths outside the via sets dropped", Edit: func(pf *prove.ProofFile) string {
 				pf.Product.Edges = append(pf.Product.Edges[:rest:rest], pf.Product.Edges[rest+1:]...)
 				return ""
-			}, ""})
+			}, Want: ""})
 		}
-		checkTampers(t, sp.pf, sp.src, sp.dst, tampers)
+		aligntest.CheckTampers(t, sp.pf, sp.src, sp.dst, tampers)
 	}
 }
 
@@ -196,48 +195,4 @@ func TestHandVectorized(t *testing.T) {
 type splitProof struct {
 	pf       *prove.ProofFile
 	src, dst string
-}
-
-// clang-16's word loop in strlen_word.c walks an offset (rcx) from an
-// aligned pointer (rax) it computes before the loop, so the source's
-// pointer is their sum: the predicates at the loop must offer the one
-// with rax as the base, a target register the loop does not change.
-func TestInvariantBase(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles strlen")
-	}
-	ref, _ := filepath.Abs("testdata/handvec/strlen_ref.c")
-	word, _ := filepath.Abs("testdata/handvec/strlen_word.c")
-	objs := compileBuilds(t, []testBuild{{"clang-16", ref, "O0"}, {"clang-16", word, "O2"}}, bench.DefaultVariant)
-	p, err := LoadPair(objs[testBuild{"clang-16", ref, "O0"}], "str_len", objs[testBuild{"clang-16", word, "O2"}], "str_len")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs := p.coExecuteAll(context.Background())
-	dg := p.Dst.TFG
-	var texts []string
-	for _, a := range anchorsOf(dg) {
-		for _, pd := range p.anchorPredicates(runs, a, p.changingVars(runs, 0, p.Src.TFG, nil), p.predicateBases(), true) {
-			texts = append(texts, fmt.Sprintf("%#x: %s", dg.Nodes[a].PC, pd))
-		}
-	}
-	const want = "− dst.rcx − dst.rax = 0"
-	found := false
-	for _, s := range texts {
-		found = found || strings.HasSuffix(s, want)
-	}
-	if !found {
-		t.Errorf("no predicate ends in %q among %q", want, texts)
-	}
-}
-
-// anchorsOf lists g's loop anchors (neither the entry nor an end).
-func anchorsOf(g *ir.TFG) []ir.NodeID {
-	var out []ir.NodeID
-	for a := range anchorSet(g) {
-		if a != g.Entry && !isEnd(g, a) {
-			out = append(out, a)
-		}
-	}
-	return out
 }

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"eqc/align/internal/aligntest"
 	"eqc/bench"
 	"eqc/prove"
 )
@@ -110,7 +110,7 @@ func compileAll(t *testing.T, testdata string, baseLevels []string) (map[string]
 // with both compilers. It returns the objects by "compiler level file".
 func compileSources(t *testing.T, base string, srcs, baseLevels []string) map[string]string {
 	t.Helper()
-	var builds []testBuild
+	var builds []aligntest.Build
 	for _, name := range compilers {
 		for _, src := range srcs {
 			levels := []string{"O3"}
@@ -118,60 +118,13 @@ func compileSources(t *testing.T, base string, srcs, baseLevels []string) map[st
 				levels = baseLevels
 			}
 			for _, lvl := range levels {
-				builds = append(builds, testBuild{name, src, lvl})
+				builds = append(builds, aligntest.Build{CC: name, Src: src, Lvl: lvl})
 			}
 		}
 	}
 	objs := map[string]string{}
-	for bd, path := range compileBuilds(t, builds, bench.DefaultVariant) {
-		objs[bd.cc+" "+bd.lvl+" "+filepath.Base(bd.src)] = path
-	}
-	return objs
-}
-
-// testBuild is one compilation: a compiler name, a C file, a level.
-type testBuild struct{ cc, src, lvl string }
-
-// compileBuilds compiles every build in variant with the extra flags,
-// through package bench so the flags are the suite's, a few at a time,
-// and returns the objects.
-func compileBuilds(t *testing.T, builds []testBuild, variant bench.Variant, extra ...string) map[testBuild]string {
-	t.Helper()
-	ctx := context.Background()
-	out := t.TempDir()
-	objs := map[testBuild]string{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	errs := make(chan error, len(builds))
-	sem := make(chan bool, 4)
-	for _, bd := range builds {
-		cc, err := bench.LookupCompiler(ctx, bd.cc)
-		if err != nil {
-			t.Fatalf("%v (run `make deps`)", err)
-		}
-		opt, err := bench.ParseOpt(bd.lvl, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- true
-			defer func() { <-sem }()
-			o, err := bench.Compile(ctx, cc, opt, variant, bd.src, filepath.Join(out, bd.cc, bd.lvl), extra...)
-			if err != nil {
-				errs <- err
-				return
-			}
-			mu.Lock()
-			objs[bd] = o.Path
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
+	for bd, path := range aligntest.CompileBuilds(t, builds, bench.DefaultVariant) {
+		objs[bd.CC+" "+bd.Lvl+" "+filepath.Base(bd.Src)] = path
 	}
 	return objs
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"eqc/align/product/pair"
+	"eqc/align/verify"
 	"eqc/bench"
 	"eqc/prove"
 )
@@ -42,7 +44,7 @@ func TestLoops(t *testing.T) {
 	for _, cc := range compilers {
 		for _, fn := range funcs {
 			req := request(cc, fn, "base.c", 0)
-			p, err := LoadPair(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
+			p, err := pair.Load(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
 			if err != nil {
 				t.Fatalf("%s %s: %v", cc, fn, err)
 			}
@@ -167,9 +169,9 @@ func checkGolden(t *testing.T, mu *sync.Mutex, key string, req Request, want str
 		return nil
 	}
 	verified := "-"
-	var v Verification
+	var v verify.Verification
 	if res.Verdict == Equivalent && res.Proof != nil {
-		v, err = Verify(context.Background(), VerifyRequest{Proof: res.Proof, SrcPath: req.SrcPath, DstPath: req.DstPath, Timeout: req.Timeout}, ps)
+		v, err = verify.Verify(context.Background(), verify.Request{Proof: res.Proof, SrcPath: req.SrcPath, DstPath: req.DstPath, Timeout: req.Timeout}, ps)
 		if err != nil {
 			t.Errorf("%s: %v", key, err)
 			return nil

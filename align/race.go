@@ -7,33 +7,29 @@ import (
 	"sync"
 	"time"
 
+	"eqc/align/product/pair"
 	"eqc/ir"
 	"eqc/prove"
 )
 
-// --engine auto races the two loop engines, as DESIGN.md asks: the
-// correlator and the alignment predicates each search on a pair of their
-// own (an ir.Builder serves one goroutine), the first proof wins and the
-// other engine is cancelled. An alignment both engines find is proved
-// once: the engine that claims it first proves it and the other goes on
-// with its next one, so a race costs its searches twice but not its
-// proofs, which is where the time goes on a slow check. The solver is
-// shared; its pool and cache serve both.
+// --engine auto races the loop engines, as docs/design.md asks: each searches
+// on a pair of its own (an ir.Builder serves one goroutine), the first
+// proof wins and the other engines are cancelled. An alignment two
+// engines find is proved once: the engine that claims it first proves it
+// and the other goes on with its next one, so a race costs its searches
+// twice but not its proofs, which is where the time goes on a slow check.
+// The solver is shared; its pool and cache serve every engine.
 
-// claimSet is the set of alignments (by specsKey) already taken, shared
+// claimSet is the set of alignments (by SpecsKey) already taken, shared
 // between racing engines.
 type claimSet struct {
 	mu   sync.Mutex
 	keys map[string]bool
 }
 
-// claim takes the alignment named key for p's engine: false when this or
-// the racing engine has taken it already.
-func (p *Pair) claim(key string) bool {
-	if p.claims == nil {
-		p.claims = &claimSet{}
-	}
-	c := p.claims
+// claim takes the alignment named key: false when it has been taken
+// already, by this engine or a racing one.
+func (c *claimSet) claim(key string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.keys == nil {
@@ -46,40 +42,42 @@ func (p *Pair) claim(key string) bool {
 	return true
 }
 
-// raceLoops runs the static engine on p and the data-driven engine on a
-// twin, a second load of the same two functions, at once (race). The
+// raceLoops runs the first engine on p and each other one on a twin, a
+// second load of the same two functions, at once (race). The
 // co-executions are run once, on p, and shared: they are most of a
 // check's memory, and only concrete values and the TFGs' node and edge
-// numbers, which the twin has alike (sameShape; it runs its own if not).
-func (p *Pair) raceLoops(ctx context.Context, s prove.Solver) *Outcome {
-	if reason := p.loopGate(); reason != "" {
-		return &Outcome{Verdict: Unknown, Reason: reason}
+// numbers, which a twin has alike (sameShape; it runs its own if not).
+func raceLoops(ctx context.Context, p *pair.Pair, s prove.Solver) *pair.Outcome {
+	if reason := p.LoopGate(); reason != "" {
+		return &pair.Outcome{Verdict: Unknown, Reason: reason}
 	}
 	var contexts []string
 	for _, f := range p.Context {
 		contexts = append(contexts, f.Path)
 	}
-	twin, err := LoadPair(p.Src.Path, p.Src.Fn.Name, p.Dst.Path, p.Dst.Fn.Name, contexts...)
-	if err != nil {
-		return &Outcome{Verdict: Unknown, Reason: "internal-error: loading the pair again for the data engine: " + err.Error()}
-	}
-	p.Engine, twin.Engine = EngineStatic, EngineData
-	twin.OBVA = p.OBVA
-	p.claims = &claimSet{}
-	twin.claims = p.claims
-	runs := p.coExecuteAll(ctx)
-	if runs == nil {
-		return &Outcome{Verdict: Unknown, Reason: "timeout"}
-	}
-	twinRuns := runs
-	if !sameShape(p.Src.TFG, twin.Src.TFG) || !sameShape(p.Dst.TFG, twin.Dst.TFG) {
-		twinRuns = nil
-	}
-	return race(ctx, func(ctx context.Context, engine string) *Outcome {
-		if engine == EngineStatic {
-			return p.checkLoopsOn(ctx, s, runs)
+	pairs := map[string]*pair.Pair{engines[0].Name(): p}
+	for _, e := range engines[1:] {
+		twin, err := pair.Load(p.Src.Path, p.Src.Fn.Name, p.Dst.Path, p.Dst.Fn.Name, contexts...)
+		if err != nil {
+			return &pair.Outcome{Verdict: Unknown, Reason: "internal-error: loading the pair again for the " + e.Name() + " engine: " + err.Error()}
 		}
-		return twin.checkLoopsOn(ctx, s, twinRuns)
+		twin.OBVA = p.OBVA
+		pairs[e.Name()] = twin
+	}
+	claims := &claimSet{}
+	runs := p.CoExecuteAll(ctx)
+	if runs == nil {
+		return &pair.Outcome{Verdict: Unknown, Reason: "timeout"}
+	}
+	pairRuns := map[string][]*pair.CoRun{}
+	for name, q := range pairs {
+		pairRuns[name] = runs
+		if q != p && (!sameShape(p.Src.TFG, q.Src.TFG) || !sameShape(p.Dst.TFG, q.Dst.TFG)) {
+			pairRuns[name] = nil
+		}
+	}
+	return race(ctx, func(ctx context.Context, engine string) *pair.Outcome {
+		return checkLoopsWith(ctx, pairs[engine], engineNamed(engine), s, pairRuns[engine], claims)
 	})
 }
 
@@ -102,62 +100,76 @@ func sameShape(a, b *ir.TFG) bool {
 	return true
 }
 
-// race runs check for the static and the data engine at once. The first
-// equivalent answer cancels the other engine's context and waits for it
-// to stop; without one, the two outcomes are merged (mergeOutcomes).
-// Either engine's search is counted in the answer.
-func race(ctx context.Context, check func(ctx context.Context, engine string) *Outcome) *Outcome {
+// race runs check for every engine at once. The first equivalent answer
+// cancels the other engines' context and waits for them to stop; without
+// one, the outcomes are merged (mergeOutcomes). Every engine's search is
+// counted in the answer.
+func race(ctx context.Context, check func(ctx context.Context, engine string) *pair.Outcome) *pair.Outcome {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type answer struct {
 		engine string
-		out    *Outcome
+		out    *pair.Outcome
 	}
-	answers := make(chan answer, 2)
-	for _, engine := range []string{EngineStatic, EngineData} {
+	answers := make(chan answer, len(engines))
+	for _, e := range engines {
+		engine := e.Name()
 		go func() { answers <- answer{engine, check(rctx, engine)} }()
 	}
-	got := map[string]*Outcome{}
-	for len(got) < 2 {
+	got := map[string]*pair.Outcome{}
+	for len(got) < len(engines) {
 		a := <-answers
 		got[a.engine] = a.out
 		if a.out.Verdict != Equivalent {
 			continue
 		}
-		other := EngineStatic
-		if a.engine == EngineStatic {
-			other = EngineData
-		}
-		if got[other] == nil {
-			// Wait for the loser to stop: it must not go on taking CPU
+		if len(got) < len(engines) {
+			// Wait for the losers to stop: they must not go on taking CPU
 			// and memory from the checks after this one.
 			t0 := time.Now()
 			cancel()
-			got[other] = (<-answers).out
-			if debug {
+			for len(got) < len(engines) {
+				b := <-answers
+				got[b.engine] = b.out
+			}
+			if pair.Debug {
 				fmt.Fprintf(os.Stderr, "eqc: race: %s engine won; the other stopped %v after cancel\n", a.engine, time.Since(t0))
 			}
 		}
-		loser := got[other]
-		a.out.SMTQueries += loser.SMTQueries
-		a.out.CorrelationsTried += loser.CorrelationsTried
-		a.out.PredicatesTried += loser.PredicatesTried
+		for _, e := range engines {
+			if loser := got[e.Name()]; e.Name() != a.engine {
+				a.out.SMTQueries += loser.SMTQueries
+				a.out.CorrelationsTried += loser.CorrelationsTried
+				a.out.PredicatesTried += loser.PredicatesTried
+			}
+		}
 		return a.out
 	}
-	return mergeOutcomes(got[EngineStatic], got[EngineData])
+	outs := make([]*pair.Outcome, len(engines))
+	for i, e := range engines {
+		outs[i] = got[e.Name()]
+	}
+	return mergeOutcomes(outs...)
 }
 
-// mergeOutcomes is the unknown answer of a race neither engine won: the
-// reason of the engine that got furthest (a product that failed rather
-// than no alignment; the static engine's on a tie), with both engines'
-// search counted.
-func mergeOutcomes(static, data *Outcome) *Outcome {
-	out, other := static, data
-	if !static.productFailed && data.productFailed {
-		out, other = data, static
+// mergeOutcomes is the unknown answer of a race no engine won, given the
+// engines' outcomes in their order: the reason of the engine that got
+// furthest (a product that failed rather than no alignment; the first
+// engine's on a tie), with every engine's search counted.
+func mergeOutcomes(outs ...*pair.Outcome) *pair.Outcome {
+	out := outs[0]
+	for _, o := range outs {
+		if o.ProductFailed {
+			out = o
+			break
+		}
 	}
-	out.SMTQueries += other.SMTQueries
-	out.CorrelationsTried += other.CorrelationsTried
-	out.PredicatesTried += other.PredicatesTried
+	for _, o := range outs {
+		if o != out {
+			out.SMTQueries += o.SMTQueries
+			out.CorrelationsTried += o.CorrelationsTried
+			out.PredicatesTried += o.PredicatesTried
+		}
+	}
 	return out
 }

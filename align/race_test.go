@@ -8,29 +8,25 @@ import (
 	"testing"
 	"time"
 
+	"eqc/align/internal/aligntest"
+	"eqc/align/product/pair"
 	"eqc/bench"
 )
 
 // TestClaim: racing engines share their claims, and each alignment goes
 // to exactly one of the goroutines claiming it.
 func TestClaim(t *testing.T) {
-	a, b := &Pair{}, &Pair{}
-	b.claims = &claimSet{}
-	a.claims = b.claims
+	shared := &claimSet{}
 	const keys, claimers = 50, 8
 	var won [keys]int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for c := range claimers {
+	for range claimers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := a
-			if c%2 == 1 {
-				p = b
-			}
 			for k := range keys {
-				if p.claim(fmt.Sprint(k)) {
+				if shared.claim(fmt.Sprint(k)) {
 					mu.Lock()
 					won[k]++
 					mu.Unlock()
@@ -44,9 +40,9 @@ func TestClaim(t *testing.T) {
 			t.Errorf("alignment %d claimed %d times", k, n)
 		}
 	}
-	var alone Pair // a pair that races nobody claims for itself
+	var alone claimSet // an engine that races nobody claims for itself
 	if !alone.claim("x") || alone.claim("x") {
-		t.Error("a pair's own claims are not kept")
+		t.Error("an engine's own claims are not kept")
 	}
 }
 
@@ -55,15 +51,19 @@ func TestClaim(t *testing.T) {
 // and a proof found while the other engine is still searching must cancel
 // that search.
 func TestRaceOrder(t *testing.T) {
-	proof := func() *Outcome { return &Outcome{Verdict: Equivalent, SMTQueries: 5, CorrelationsTried: 1} }
-	fail := func() *Outcome {
-		return &Outcome{Verdict: Unknown, Reason: "invariants-too-weak: x", SMTQueries: 7, CorrelationsTried: 1, productFailed: true}
+	proof := func() *pair.Outcome {
+		return &pair.Outcome{Verdict: Equivalent, SMTQueries: 5, CorrelationsTried: 1}
 	}
-	none := func() *Outcome { return &Outcome{Verdict: Unknown, Reason: "no-correlation: x", PredicatesTried: 2} }
+	fail := func() *pair.Outcome {
+		return &pair.Outcome{Verdict: Unknown, Reason: "invariants-too-weak: x", SMTQueries: 7, CorrelationsTried: 1, ProductFailed: true}
+	}
+	none := func() *pair.Outcome {
+		return &pair.Outcome{Verdict: Unknown, Reason: "no-correlation: x", PredicatesTried: 2}
+	}
 	// An engine's script: its answer, and whether it answers only when
 	// cancelled (it is still searching when the other one proves).
 	type script struct {
-		out       func() *Outcome
+		out       func() *pair.Outcome
 		untilDone bool
 	}
 	for _, c := range []struct {
@@ -83,7 +83,7 @@ func TestRaceOrder(t *testing.T) {
 	} {
 		firstDone := make(chan bool)
 		var cancelled sync.Map
-		check := func(ctx context.Context, engine string) *Outcome {
+		check := func(ctx context.Context, engine string) *pair.Outcome {
 			sc := c.static
 			if engine == EngineData {
 				sc = c.data
@@ -100,9 +100,9 @@ func TestRaceOrder(t *testing.T) {
 			}
 			return sc.out()
 		}
-		done := make(chan *Outcome)
+		done := make(chan *pair.Outcome)
 		go func() { done <- race(context.Background(), check) }()
-		var got *Outcome
+		var got *pair.Outcome
 		select {
 		case got = <-done:
 		case <-time.After(10 * time.Second):
@@ -128,14 +128,14 @@ func TestRaceOrder(t *testing.T) {
 // TestMergeOutcomes: without a proof, the race reports the engine that
 // got furthest, and counts both engines' search.
 func TestMergeOutcomes(t *testing.T) {
-	noAlign := func(reason string) *Outcome {
-		return &Outcome{Verdict: Unknown, Reason: reason, SMTQueries: 1, CorrelationsTried: 0, PredicatesTried: 3}
+	noAlign := func(reason string) *pair.Outcome {
+		return &pair.Outcome{Verdict: Unknown, Reason: reason, SMTQueries: 1, CorrelationsTried: 0, PredicatesTried: 3}
 	}
-	failed := func(reason string) *Outcome {
-		return &Outcome{Verdict: Unknown, Reason: reason, SMTQueries: 10, CorrelationsTried: 2, ProductNodes: 3, productFailed: true}
+	failed := func(reason string) *pair.Outcome {
+		return &pair.Outcome{Verdict: Unknown, Reason: reason, SMTQueries: 10, CorrelationsTried: 2, ProductNodes: 3, ProductFailed: true}
 	}
 	for _, c := range []struct {
-		static, data *Outcome
+		static, data *pair.Outcome
 		want         string
 	}{
 		{failed("invariants-too-weak: s"), noAlign("no-alignment-predicate: d"), "invariants-too-weak: s"},
@@ -171,11 +171,11 @@ func TestRace(t *testing.T) {
 		return p
 	}
 	ref, word, base := abs("testdata/handvec/strlen_ref.c"), abs("testdata/handvec/strlen_word.c"), abs("testdata/loops/base.c")
-	objs := compileBuilds(t, []testBuild{{"gcc-12", ref, "O0"}, {"gcc-12", word, "O2"}, {"gcc-12", base, "O0"}, {"gcc-12", base, "O3"}}, bench.DefaultVariant)
+	objs := aligntest.CompileBuilds(t, []aligntest.Build{{CC: "gcc-12", Src: ref, Lvl: "O0"}, {CC: "gcc-12", Src: word, Lvl: "O2"}, {CC: "gcc-12", Src: base, Lvl: "O0"}, {CC: "gcc-12", Src: base, Lvl: "O3"}}, bench.DefaultVariant)
 	strlen := func(ub, engine string) Request {
-		return Request{SrcPath: objs[testBuild{"gcc-12", ref, "O0"}], SrcFunc: "str_len", DstPath: objs[testBuild{"gcc-12", word, "O2"}], DstFunc: "str_len", UB: ub, Engine: engine, Timeout: 3 * time.Minute}
+		return Request{SrcPath: objs[aligntest.Build{CC: "gcc-12", Src: ref, Lvl: "O0"}], SrcFunc: "str_len", DstPath: objs[aligntest.Build{CC: "gcc-12", Src: word, Lvl: "O2"}], DstFunc: "str_len", UB: ub, Engine: engine, Timeout: 3 * time.Minute}
 	}
-	sum := Request{SrcPath: objs[testBuild{"gcc-12", base, "O0"}], SrcFunc: "sum", DstPath: objs[testBuild{"gcc-12", base, "O3"}], DstFunc: "sum", UB: "none", Engine: EngineAuto, Timeout: 3 * time.Minute}
+	sum := Request{SrcPath: objs[aligntest.Build{CC: "gcc-12", Src: base, Lvl: "O0"}], SrcFunc: "sum", DstPath: objs[aligntest.Build{CC: "gcc-12", Src: base, Lvl: "O3"}], DstFunc: "sum", UB: "none", Engine: EngineAuto, Timeout: 3 * time.Minute}
 	var mu sync.Mutex
 	for _, c := range []struct {
 		key  string

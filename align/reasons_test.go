@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"eqc/align/internal/aligntest"
 	"eqc/bench"
 )
 
@@ -21,11 +22,11 @@ func TestDataReasons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var builds []testBuild
+	var builds []aligntest.Build
 	for _, cc := range compilers {
-		builds = append(builds, testBuild{cc, src, "O0"}, testBuild{cc, src, "O2"})
+		builds = append(builds, aligntest.Build{CC: cc, Src: src, Lvl: "O0"}, aligntest.Build{CC: cc, Src: src, Lvl: "O2"})
 	}
-	objs := compileBuilds(t, builds, bench.DefaultVariant)
+	objs := aligntest.CompileBuilds(t, builds, bench.DefaultVariant)
 	var mu sync.Mutex
 	for _, cc := range compilers {
 		// gcc-12's sum_down gets a predicate (its counters are not the
@@ -39,7 +40,7 @@ func TestDataReasons(t *testing.T) {
 			{"rare", "rare", Unknown + " too-few-vectors"},
 			{"sum_up", "sum_down", down},
 		} {
-			req := Request{SrcPath: objs[testBuild{cc, src, "O0"}], SrcFunc: c.srcFn, DstPath: objs[testBuild{cc, src, "O2"}], DstFunc: c.dstFn, UB: "none", Engine: EngineData, Timeout: time.Minute}
+			req := Request{SrcPath: objs[aligntest.Build{CC: cc, Src: src, Lvl: "O0"}], SrcFunc: c.srcFn, DstPath: objs[aligntest.Build{CC: cc, Src: src, Lvl: "O2"}], DstFunc: c.dstFn, UB: "none", Engine: EngineData, Timeout: time.Minute}
 			checkGolden(t, &mu, fmt.Sprintf("%s %s -O0 vs %s -O2 --engine data", cc, c.srcFn, c.dstFn), req, c.want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"eqc/align/product/pair"
 	"eqc/bench"
 	"eqc/prove"
 	"eqc/x86"
@@ -127,11 +128,11 @@ func TestReflexivity(t *testing.T) {
 // function without loops, the differential test for one with.
 func reflexCheck(ctx context.Context, src, dst, fn string, s prove.Solver) (verdict, detail string) {
 	req := Request{SrcPath: src, SrcFunc: fn, DstPath: dst, DstFunc: fn, UB: "none", Timeout: 20 * time.Second}
-	p, err := LoadPair(src, fn, dst, fn)
+	p, err := pair.Load(src, fn, dst, fn)
 	if err != nil {
 		return "error", err.Error()
 	}
-	if out := CheckLoopFree(ctx, p, s); out.Reason != "unsupported:loops" {
+	if out := pair.CheckLoopFree(ctx, p, s); out.Reason != "unsupported:loops" {
 		res, err := Check(ctx, req, s)
 		if err != nil {
 			return "error", err.Error()

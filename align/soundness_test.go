@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"eqc/align/internal/aligntest"
+	"eqc/align/product/pair"
 	"eqc/prove"
 )
 
@@ -45,11 +47,11 @@ func TestUntouchedStaticInitializers(t *testing.T) {
 	defer s.Close()
 	for _, cc := range compilers {
 		t.Run(cc, func(t *testing.T) {
-			base := compileC(t, cc, "bigstatic", string(src), "O0", "O2")
-			mut := compileC(t, cc, "mutant", strings.Replace(string(src), from, to, 1), "O2")
+			base := aligntest.CompileC(t, cc, "bigstatic", string(src), "O0", "O2")
+			mut := aligntest.CompileC(t, cc, "mutant", strings.Replace(string(src), from, to, 1), "O2")
 
 			req := Request{SrcPath: base["O0"], SrcFunc: fn, DstPath: base["O2"], DstFunc: fn, UB: "none", Engine: EngineStatic, Timeout: 30 * time.Second}
-			p, err := LoadPair(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
+			p, err := pair.Load(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
 			if err != nil {
 				t.Fatal(err)
 			}

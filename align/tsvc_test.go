@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"eqc/align/internal/aligntest"
 	"eqc/bench"
 )
 
@@ -41,14 +42,14 @@ func TestTSVCMutants(t *testing.T) {
 	mutants := readTSVCMutants(t, "testdata/tsvc/mutants.txt", suite.Dir, mutDir)
 
 	// Compile: the kernels at -O0, the mutants at -O3, globals.c at -O0.
-	var builds []testBuild
+	var builds []aligntest.Build
 	for _, cc := range compilers {
-		builds = append(builds, testBuild{cc, filepath.Join(suite.Dir, "globals.c"), "O0"})
+		builds = append(builds, aligntest.Build{CC: cc, Src: filepath.Join(suite.Dir, "globals.c"), Lvl: "O0"})
 		for _, m := range mutants {
-			builds = append(builds, testBuild{cc, filepath.Join(suite.Dir, m.fn+".c"), "O0"}, testBuild{cc, filepath.Join(mutDir, "mutant_"+m.name+".c"), "O3"})
+			builds = append(builds, aligntest.Build{CC: cc, Src: filepath.Join(suite.Dir, m.fn+".c"), Lvl: "O0"}, aligntest.Build{CC: cc, Src: filepath.Join(mutDir, "mutant_"+m.name+".c"), Lvl: "O3"})
 		}
 	}
-	objs := compileBuilds(t, builds, fixed, append([]string{"-I", suite.Dir}, suite.CFlags...)...)
+	objs := aligntest.CompileBuilds(t, builds, fixed, append([]string{"-I", suite.Dir}, suite.CFlags...)...)
 
 	// Check, two at a time (each solver call is one thread).
 	var mu sync.Mutex
@@ -63,10 +64,10 @@ func TestTSVCMutants(t *testing.T) {
 				sem <- true
 				defer func() { <-sem }()
 				checkMutant(t, &mu, key, m, Request{
-					SrcPath: objs[testBuild{cc, filepath.Join(suite.Dir, m.fn+".c"), "O0"}], SrcFunc: m.fn,
-					DstPath: objs[testBuild{cc, filepath.Join(mutDir, "mutant_"+m.name+".c"), "O3"}], DstFunc: m.fn,
+					SrcPath: objs[aligntest.Build{CC: cc, Src: filepath.Join(suite.Dir, m.fn+".c"), Lvl: "O0"}], SrcFunc: m.fn,
+					DstPath: objs[aligntest.Build{CC: cc, Src: filepath.Join(mutDir, "mutant_"+m.name+".c"), Lvl: "O3"}], DstFunc: m.fn,
 					UB: "none", Timeout: 30 * time.Second,
-					Context: []string{objs[testBuild{cc, filepath.Join(suite.Dir, "globals.c"), "O0"}]},
+					Context: []string{objs[aligntest.Build{CC: cc, Src: filepath.Join(suite.Dir, "globals.c"), Lvl: "O0"}]},
 				})
 			}()
 		}

@@ -7,7 +7,7 @@
 //
 // # Built-in suites
 //
-// "tsvc" is the 28 TSVC loop kernels of ../shared/bench/tsvc.md, written
+// "tsvc" is the 28 TSVC loop kernels of docs/design.md#benchmarks, written
 // for eqc with int arrays, one kernel per file under tsvc/. Its variants are
 // fixed (the loop length is the constant LEN, 32000 unless -DLEN=...) and
 // param (-DTSVC_PARAM: the length n is the first argument, 0 <= n <= LEN;
@@ -29,7 +29,7 @@
 // -fkeep-static-functions -fno-ipa-reference. -O2 and -O3 add -U__OPTIMIZE__.
 // Then the target's flags (-msse4.2 for the sse4.2 target), the variant's,
 // the suite's cflags, and -c. Flags returns exactly this list; the reasons
-// are in ../shared/bench/compile-flags.md. gcc rejects an explicit
+// are in docs/compile-flags.md. gcc rejects an explicit
 // -fipa-cp-clone and the like next to -flive-patching, so a suite's cflags
 // must not re-enable the interprocedural passes it turns off. Clang's
 // module passes (IPSCCP, DeadArgElim, ...) are not disabled: they do not

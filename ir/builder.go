@@ -204,9 +204,6 @@ func (b *Builder) Make(op Op, args []Term, p0, p1 uint32) (Term, error) {
 	case OpFalse:
 		return b.False(), nil
 	}
-	if info.Arity >= 0 && len(args) != info.Arity {
-		return NoTerm, fmt.Errorf("ir: %v takes %d arguments, got %d", op, info.Arity, len(args))
-	}
 	var buf [3]Sort // no allocation for the common arities
 	sorts := buf[:0]
 	if len(args) > len(buf) {
@@ -236,8 +233,8 @@ func (b *Builder) Make(op Op, args []Term, p0, p1 uint32) (Term, error) {
 		s = f.Result
 	} else {
 		var err error
-		if s, err = info.sort(sorts, p0, p1); err != nil {
-			return NoTerm, fmt.Errorf("ir: %v: %v", op, err)
+		if s, err = op.ResultSort(sorts, p0, p1); err != nil {
+			return NoTerm, err
 		}
 	}
 	if info.Params < 2 {

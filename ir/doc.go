@@ -5,8 +5,9 @@
 // structurally equal terms built in the same Builder are the same Term, and
 // maps and slices indexed by Term are cheap. Every operator is declared once
 // in the op table (ops.go): its name, arity, parameters, how its result sort
-// follows from its arguments, its SMT-LIB symbol, and its concrete semantics.
-// Printing, evaluation and sort checking are driven by that table, not by
+// follows from its arguments (ResultSort), its SMT-LIB symbol and how SMT-LIB
+// chains it, and its concrete semantics (Eval). Evaluation, sort checking and
+// package smtlib's printing and reading are driven by that table, not by
 // scattered switches.
 //
 // Sorts are booleans, bit-vectors of any positive width, and memory: an array
@@ -20,7 +21,9 @@
 // semantics at any width (division by zero included), allocation-free up to
 // 64 bits. It is iterative and memoised per Env, evaluates Ite lazily, and
 // returns *UnboundError or *EnvSortError when the Env is incomplete or gives
-// a value of the wrong sort. Concrete memories (Mem) are persistent treaps:
+// a value of the wrong sort. Op.Eval applies the same table to values
+// directly, sort-checked, for code that computes without terms (smtlib's
+// model interpreter). Concrete memories (Mem) are persistent treaps:
 // a store costs O(log n) and leaves the old memory intact.
 //
 // # Simplification
@@ -39,14 +42,12 @@
 //
 // # SMT-LIB
 //
-// WriteQuery prints a conjunction as an SMT-LIB2 script, naming shared and
-// deep subterms once (define-fun, or nested lets for solvers without it),
-// with canonical variable names on request: that text keys the query cache.
-// Memory selects and stores expand into byte-wise array operations, and
-// variable rotations into shifts. ReadSExprs, ParseTerm and ParseScript read
-// SMT-LIB text back into terms, and ParseModel reads the models z3, cvc5 and
-// boolector print into a Model, an Env. Every reader bounds its depth and
-// work, so hostile solver output or proof files cannot crash or hang eqc.
+// SMT-LIB text is package ir/smtlib, which imports ir (ir imports nothing of
+// ours): the printer, the one S-expression reader, the term, script and
+// model parsers. It takes the meaning of every SMT-LIB symbol from the op
+// table (SMT, Chain, Params) and every op's value from Op.Eval, so this
+// package holds the facts and smtlib holds no second copy of them. Sort and
+// BV print themselves in SMT-LIB syntax (String), which smtlib relies on.
 //
 // # Transfer function graphs
 //

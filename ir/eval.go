@@ -144,6 +144,23 @@ func init() {
 	}
 }
 
+// Eval applies op to concrete argument values with parameters p0, p1: the
+// evaluator's own table, for code that computes on values without terms
+// (package smtlib's model interpreter). The arguments are sort-checked by
+// the op table first, so ill-sorted input is an error, never a panic.
+// Leaves and OpApply, which need a Builder and an Env, are errors.
+func (op Op) Eval(args []Value, p0, p1 uint32) (Value, error) {
+	var buf [3]Sort
+	sorts := buf[:0]
+	for _, a := range args {
+		sorts = append(sorts, a.Sort())
+	}
+	if _, err := op.ResultSort(sorts, p0, p1); err != nil {
+		return Value{}, err
+	}
+	return evalTable[op](nil, NoTerm, p0, p1, args)
+}
+
 func evalVar(ev *Evaluator, t Term, _, _ uint32, _ []Value) (Value, error) {
 	v, ok := ev.env.VarValue(ev.b, t)
 	if !ok {

@@ -2,10 +2,13 @@ package ir_test
 
 import (
 	"errors"
+	"math"
 	"math/big"
+	"math/rand/v2"
 	"testing"
 
 	"eqc/ir"
+	"eqc/ir/irtest"
 )
 
 func mustEval(t *testing.T, b *ir.Builder, term ir.Term, env ir.Env) ir.Value {
@@ -146,5 +149,79 @@ func TestEvalDeepChain(t *testing.T) {
 	}
 	if v.BV().Uint64() != want {
 		t.Errorf("sum of selects = %v, want %d", v, want)
+	}
+}
+
+// TestOpEvalAgrees: Op.Eval, the evaluator's table for code without terms
+// (the SMT-LIB model interpreter), gives every op's value on random terms
+// exactly as the Evaluator does.
+func TestOpEvalAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	seen := make(map[ir.Op]bool)
+	for i := 0; i < 300; i++ {
+		b := ir.NewBuilder()
+		term := irtest.RandomTerm(rng, b, irtest.RandomSort(rng), 4)
+		env := irtest.RandomEnv(rng, b, term)
+		ev := ir.NewEvaluator(b, env)
+		for _, u := range b.PostOrder(term) {
+			switch b.Op(u) {
+			case ir.OpVar, ir.OpConst, ir.OpApply:
+				continue
+			}
+			want, err := ev.Eval(u)
+			if err != nil {
+				t.Fatalf("eval %s: %v", b.Short(u), err)
+			}
+			var args []ir.Value
+			for _, a := range b.Args(u) {
+				v, err := ev.Eval(a)
+				if err != nil {
+					t.Fatalf("eval %s: %v", b.Short(a), err)
+				}
+				args = append(args, v)
+			}
+			p0, p1 := b.Params(u)
+			got, err := b.Op(u).Eval(args, p0, p1)
+			if err != nil || !got.Equal(want) {
+				t.Fatalf("%v.Eval on the arguments of %s: %v %v, want %v", b.Op(u), b.Short(u), got, err, want)
+			}
+			seen[b.Op(u)] = true
+		}
+	}
+	if len(seen) < 30 {
+		t.Errorf("only %d ops exercised", len(seen))
+	}
+}
+
+// TestOpEvalRejects: ill-sorted input, leaves and applications are errors,
+// never panics, whatever the parameters.
+func TestOpEvalRejects(t *testing.T) {
+	x8 := ir.BVValue(ir.NewBV(8, 1))
+	x32 := ir.BVValue(ir.NewBV(32, 1))
+	mem := ir.MemValue(ir.NewMem(0))
+	for _, c := range []struct {
+		op     ir.Op
+		args   []ir.Value
+		p0, p1 uint32
+	}{
+		{ir.OpAdd, []ir.Value{x8, x32}, 0, 0},
+		{ir.OpAdd, []ir.Value{x8}, 0, 0},
+		{ir.OpAnd, []ir.Value{x8, x8}, 0, 0},
+		{ir.OpIte, []ir.Value{x8, x8, x8}, 0, 0},
+		{ir.OpExtract, []ir.Value{x8}, 8, 0},
+		{ir.OpZeroExt, []ir.Value{x32}, math.MaxUint32, 0},
+		{ir.OpSignExt, []ir.Value{x32}, math.MaxUint32 - 31, 0},
+		{ir.OpSelect, []ir.Value{mem, ir.BVValue(ir.NewBV(64, 0))}, 1 << 29, 0},
+		{ir.OpStore, []ir.Value{mem, ir.BVValue(ir.NewBV(64, 0)), x8}, 1 << 29, 0},
+		{ir.OpVar, nil, 0, 0},
+		{ir.OpConst, nil, 0, 0},
+		{ir.OpApply, []ir.Value{x8}, 0, 0},
+	} {
+		if v, err := c.op.Eval(c.args, c.p0, c.p1); err == nil {
+			t.Errorf("%v%v [%d %d] = %v, want an error", c.op, c.args, c.p0, c.p1, v)
+		}
+	}
+	if s, err := ir.OpConcat.ResultSort([]ir.Sort{ir.BVSort(math.MaxUint32), ir.BVSort(1)}, 0, 0); err == nil {
+		t.Errorf("a concatenation of 2^32 bits has sort %v", s)
 	}
 }

@@ -138,6 +138,19 @@ func BVValue(x BV) Value { return Value{sort: BVSort(x.w), bv: x} }
 // MemValue returns the memory value m.
 func MemValue(m *Mem) Value { return Value{sort: MemSort, mem: m} }
 
+// ZeroValue is the value of sort s whose bits are all zero: false, the
+// zero bit-vector, the memory of zero bytes. It completes a solver's model
+// where the solver left a constant out because any value will do.
+func ZeroValue(s Sort) Value {
+	switch s.Kind {
+	case KindBool:
+		return BoolValue(false)
+	case KindBV:
+		return BVValue(ZeroBV(s.Width))
+	}
+	return MemValue(NewMem(0))
+}
+
 // Sort is v's sort; the zero Value has the zero Sort.
 func (v Value) Sort() Sort { return v.sort }
 

@@ -511,23 +511,16 @@ func (p *progress) close() {
 	}
 }
 
-// ParseUBModels reads --ub: a comma list of models, each all, none, one of
-// sio tbsa obva shift div null align, or several of those joined with '+'.
+// ParseUBModels reads --ub: a comma list of models to sweep, each all,
+// none, one of sio tbsa obva shift div null align, or several of those
+// joined with '+' (one check under all of them: ub.Parse, with '+' for
+// the comma eqc check takes, checkUB).
 func ParseUBModels(s string) ([]string, error) {
 	var out []string
 	for _, m := range strings.Split(s, ",") {
 		m = strings.TrimSpace(m)
-		if m == "all" || m == "none" {
-			out = append(out, m)
-			continue
-		}
-		if m == "" {
-			return nil, fmt.Errorf("empty UB model in %q", s)
-		}
-		for _, part := range strings.Split(m, "+") {
-			if !ub.Known(part) {
-				return nil, fmt.Errorf("unknown UB model %q in %q (want all, none, or %s, joined with + to combine)", part, s, strings.Join(ub.Models, ","))
-			}
+		if _, err := ub.Parse(checkUB(m)); err != nil {
+			return nil, fmt.Errorf("in %q: %w", s, err)
 		}
 		out = append(out, m)
 	}

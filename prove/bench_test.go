@@ -3,6 +3,8 @@ package prove
 import (
 	"context"
 	"testing"
+
+	"eqc/ir/smtlib"
 )
 
 // benchQuery is a small QF_BV obligation of the kind translation
@@ -16,7 +18,7 @@ const benchQuery = `(set-logic QF_BV)
 func benchSolver(b *testing.B, s TextSolver) {
 	defer s.Close()
 	for b.Loop() {
-		if a := s.CheckText(context.Background(), benchQuery); a.Status != Unsat {
+		if a := s.CheckText(context.Background(), benchQuery); a.Status != smtlib.Unsat {
 			b.Fatalf("%v %q", a.Status, a.Reason)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"eqc/ir/smtlib"
 )
 
 // Boolector 1.5.118 (Debian's) speaks an older SMT-LIB2 subset: no
@@ -19,61 +21,63 @@ import (
 // boolectorInput returns the script to send, the declared constants' sorts
 // (name -> sort text), or a reason the script cannot be sent.
 func boolectorInput(script string) (input string, decls map[string]string, unsupported string) {
-	forms, err := parseAll(script)
+	forms, err := smtlib.ReadSExprs(script)
 	if err != nil {
 		return "", nil, "script does not parse: " + err.Error()
 	}
 	decls = map[string]string{}
 	var b strings.Builder
 	var lets, asserts []string // 0-ary definitions as let bindings; assertion bodies
-	for _, f := range forms {
-		text := script[f.start:f.end]
-		switch f.head() {
+	text := func(e *smtlib.SExpr) string { return e.Text(script) }
+	for i := range forms {
+		f := &forms[i]
+		l := f.List
+		form := text(f)
+		switch f.Head() {
 		case "set-logic":
-			if len(f.list) == 2 && f.list[1].isAtom("ALL") {
+			if len(l) == 2 && l[1].IsWord("ALL") {
 				continue // Boolector rejects ALL; without set-logic it infers
 			}
 		case "set-option", "set-info", "check-sat", "get-model", "get-info", "get-value", "exit":
 			continue
 		case "declare-const":
-			if len(f.list) != 3 {
+			if len(l) != 3 {
 				return "", nil, "malformed declare-const"
 			}
-			name, sort := f.list[1], f.list[2]
-			decls[name.atom] = script[sort.start:sort.end]
-			text = fmt.Sprintf("(declare-fun %s () %s)", name.atom, script[sort.start:sort.end])
+			name, sort := text(&l[1]), text(&l[2])
+			decls[name] = sort
+			form = fmt.Sprintf("(declare-fun %s () %s)", name, sort)
 		case "declare-fun":
-			if len(f.list) != 4 || !f.list[2].isList {
+			if len(l) != 4 || !l[2].IsList() {
 				return "", nil, "malformed declare-fun"
 			}
-			if len(f.list[2].list) > 0 {
-				return "", nil, "no uninterpreted functions (" + f.list[1].atom + ")"
+			if len(l[2].List) > 0 {
+				return "", nil, "no uninterpreted functions (" + text(&l[1]) + ")"
 			}
-			decls[f.list[1].atom] = script[f.list[3].start:f.list[3].end]
+			decls[text(&l[1])] = text(&l[3])
 		case "define-fun":
 			// (define-fun NAME () SORT BODY) → (let ((NAME BODY)) …)
-			if len(f.list) != 5 || !f.list[2].isList || len(f.list[2].list) > 0 || f.list[1].isList {
+			if len(l) != 5 || !l[2].IsList() || len(l[2].List) > 0 || l[1].IsList() {
 				return "", nil, "no define-fun with parameters"
 			}
 			if q := findQuantifier(f); q != "" {
 				return "", nil, "no quantifiers (" + q + ")"
 			}
-			body := f.list[4]
-			lets = append(lets, fmt.Sprintf("(let ((%s %s))", f.list[1].atom, script[body.start:body.end]))
+			lets = append(lets, fmt.Sprintf("(let ((%s %s))", text(&l[1]), text(&l[4])))
 			continue
 		case "define-fun-rec", "declare-sort", "define-sort":
-			return "", nil, "no " + f.head()
+			return "", nil, "no " + f.Head()
 		case "assert":
 			if q := findQuantifier(f); q != "" {
 				return "", nil, "no quantifiers (" + q + ")"
 			}
-			if len(f.list) != 2 {
+			if len(l) != 2 {
 				return "", nil, "malformed assert"
 			}
-			asserts = append(asserts, script[f.list[1].start:f.list[1].end])
+			asserts = append(asserts, text(&l[1]))
 			continue
 		}
-		b.WriteString(text)
+		b.WriteString(form)
 		b.WriteByte('\n')
 	}
 	if len(asserts) > 0 {
@@ -87,15 +91,15 @@ func boolectorInput(script string) (input string, decls map[string]string, unsup
 	return b.String(), decls, ""
 }
 
-func findQuantifier(e *sexpr) string {
-	if !e.isList {
-		if e.atom == "forall" || e.atom == "exists" {
-			return e.atom
+func findQuantifier(e *smtlib.SExpr) string {
+	if !e.IsList() {
+		if e.IsWord("forall") || e.IsWord("exists") {
+			return e.Atom
 		}
 		return ""
 	}
-	for _, s := range e.list {
-		if q := findQuantifier(s); q != "" {
+	for i := range e.List {
+		if q := findQuantifier(&e.List[i]); q != "" {
 			return q
 		}
 	}
@@ -123,7 +127,7 @@ func parseBoolectorOutput(out string, decls map[string]string) Answer {
 	}
 	switch first {
 	case "unsat":
-		return Answer{Status: Unsat}
+		return Answer{Status: smtlib.Unsat}
 	case "unknown":
 		return Answer{Reason: ReasonUnknown + ": boolector"}
 	case "sat":
@@ -174,7 +178,7 @@ func parseBoolectorOutput(out string, decls map[string]string) Answer {
 		}
 		fmt.Fprintf(&b, "(define-fun %s () %s %s)\n", name, srt, term)
 	}
-	return Answer{Status: Sat, Model: b.String()}
+	return Answer{Status: smtlib.Sat, Model: b.String()}
 }
 
 // btorBits turns Boolector's binary digits, where 'x' marks a don't-care

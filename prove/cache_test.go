@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"eqc/ir/smtlib"
 )
 
 func TestCacheHits(t *testing.T) {
@@ -24,7 +26,7 @@ func TestCacheHits(t *testing.T) {
 			if a.Cached != (round > 0) {
 				t.Errorf("round %d %s: Cached = %v", round, q.name, a.Cached)
 			}
-			if a.Status == Sat && a.Model == "" {
+			if a.Status == smtlib.Sat && a.Model == "" {
 				t.Errorf("%s: cached sat answer lost its model", q.name)
 			}
 		}
@@ -38,7 +40,7 @@ func TestCacheHits(t *testing.T) {
 func TestCacheSkipsUnknown(t *testing.T) {
 	c := NewCache(fakeSolver(t, "echo unknown"), 10)
 	for i := 0; i < 3; i++ {
-		if a := c.CheckText(context.Background(), tinySat); a.Status != Unknown || a.Cached {
+		if a := c.CheckText(context.Background(), tinySat); a.Status != smtlib.Unknown || a.Cached {
 			t.Fatalf("got %+v", a)
 		}
 	}

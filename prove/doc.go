@@ -5,8 +5,8 @@
 // versioned, binaries named by SHA-256, the product graph with invariants
 // as SMT-LIB terms, the assumptions; read strictly, a malformed file is a
 // *MalformedProofError). The checker that replays a proof file against
-// the binaries is align.Verify, since rebuilding obligations needs the
-// engines.
+// the binaries is align/verify, since rebuilding obligations needs the
+// product program.
 //
 // # Queries over terms
 //
@@ -15,7 +15,9 @@
 // Portfolio when there are several, behind a Cache, under an adapter
 // (NewSolver) that prints each query canonically — variables and functions
 // renamed by first occurrence, so alpha-equivalent queries share a cache
-// entry — and reads a Sat model back into the query's own terms. Every
+// entry — and reads a Sat model back into the query's own terms. Printing
+// and model reading are package ir/smtlib's (QueryString, ParseModel); prove
+// holds no SMT-LIB printer or parser of its own. Every
 // model is evaluated by eqc's evaluator before it is returned: a model that
 // does not satisfy the query (a disagreement between printer, solver, model
 // reader and evaluator) becomes Unknown "bad-model", never a Sat the caller
@@ -27,7 +29,12 @@
 //
 // A TextSolver takes a script (an optional set-logic, then declarations,
 // definitions and assertions) and returns an Answer: Sat with a model,
-// Unsat, or Unknown with a Reason. Backends:
+// Unsat, or Unknown with a Reason. The status is smtlib.Status, SMT-LIB's
+// check-sat response, declared once in package ir/smtlib for every backend
+// (the cgo binding prove/z3, which prove imports and which must not import
+// prove, answers in it too). Solver output and scripts are read with
+// smtlib's S-expression reader (output.go picks out the answer, the reason
+// and the model, sliced verbatim from the solver's text). Backends:
 //
 //   - Z3Lib runs libz3 in-process through the cgo package prove/z3 (one Z3
 //     context per goroutine at a time, pooled). It is the fastest for the
@@ -56,7 +63,7 @@
 //
 //   - A solver's misbehaviour is an answer, not an error: timeouts,
 //     cancellation, crashes, missing binaries, parse errors, garbage on
-//     stdout and "unknown" all yield Status Unknown with a Reason whose
+//     stdout and "unknown" all yield smtlib.Unknown with a Reason whose
 //     kind (ReasonKind) is one of the Reason* constants. CheckText never
 //     panics or returns a Go error for them; only constructors return
 //     errors (ErrSolverMissing, ErrUnknownKind).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"eqc/ir"
+	"eqc/ir/smtlib"
 )
 
 // The Houdini fixpoint (Flanagan and Leino): start from every candidate
@@ -13,9 +14,24 @@ import (
 // establish, until what is left is inductive. Each failed check returns a
 // model; every candidate the model falsifies after the edge is dropped at
 // once, which is what makes the fixpoint cheap when candidates are many.
+//
+// Two generalizations serve callers whose candidates are many and cheap to
+// judge (the dead-block proof, prove/deadblocks); both are off unless
+// asked for, and neither ever keeps a candidate the solver has not proved
+// preserved:
+//
+//   - an edge's Settle judges candidates without the solver before each
+//     query along it: those it finds implied are left out of the query,
+//     those it finds broken are dropped. Before the first query, every
+//     Settle is applied round the edges until none drops anything, so
+//     that no query carries a candidate a cheap rule rules out.
+//   - HoudiniOptions.Split: a query the solver does not decide is asked
+//     again about each candidate alone, and the candidates not proved
+//     preserved are dropped; the fixpoint is then still reached (weaker)
+//     instead of given up.
 
 // Trace, when set, is told about every Houdini query (for debugging).
-var Trace func(what string, from, to, candidates int, st Status, d time.Duration)
+var Trace func(what string, from, to, candidates int, st smtlib.Status, d time.Duration)
 
 // DumpQuery, when set, is given every Houdini query (for debugging; the
 // loop engine gives it its obligations too).
@@ -30,6 +46,33 @@ type HoudiniEdge struct {
 	// Post maps a candidate of To to what it says about the state after
 	// the edge, as a term over the state before it.
 	Post func(ir.Term) ir.Term
+	// Settle, when set, judges candidates without the solver. It is given
+	// From's kept invariants (premise) and, for the candidates of To still
+	// kept, their indices among To's candidates (idx) and their Posts, and
+	// returns one verdict per candidate: HoudiniImplied when premise and
+	// Pre imply it after the edge, HoudiniBroken to drop it (dropping is
+	// always sound: what survives is still proved inductive), HoudiniAsk
+	// to leave it to the solver.
+	Settle func(premise []ir.Term, idx []int, posts []ir.Term) []HoudiniVerdict
+}
+
+// HoudiniVerdict is what a HoudiniEdge's Settle says of one candidate.
+type HoudiniVerdict uint8
+
+const (
+	HoudiniAsk     HoudiniVerdict = iota // undecided: the solver is asked
+	HoudiniImplied                       // preserved: left out of the query
+	HoudiniBroken                        // dropped without a query
+)
+
+// HoudiniOptions generalize the fixpoint; the zero value is Houdini's.
+type HoudiniOptions struct {
+	// Split: when the solver does not decide an edge's query (a timeout
+	// of the query, an unknown, a model that falsifies no candidate), each
+	// candidate is asked about alone and those not proved preserved are
+	// dropped, and the fixpoint goes on. Only the end of the context then
+	// gives up.
+	Split bool
 }
 
 // HoudiniResult is the fixpoint: Kept[n][i] reports whether candidate i of
@@ -58,6 +101,11 @@ func (r *HoudiniResult) Invariants(cands [][]ir.Term, n int) []ir.Term {
 // imply the Post of every kept invariant of To. Sites without edges into
 // them keep all their candidates (the caller gives entry sites none).
 func Houdini(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term, edges []HoudiniEdge) *HoudiniResult {
+	return HoudiniWith(ctx, s, b, cands, edges, HoudiniOptions{})
+}
+
+// HoudiniWith is Houdini with the edges' Settle and the options o.
+func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term, edges []HoudiniEdge, o HoudiniOptions) *HoudiniResult {
 	r := &HoudiniResult{Kept: make([][]bool, len(cands))}
 	for n, cs := range cands {
 		r.Kept[n] = make([]bool, len(cs))
@@ -65,22 +113,59 @@ func Houdini(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term, ed
 			r.Kept[n][i] = true
 		}
 	}
+	// pending returns the kept candidates of e.To (indices) and their
+	// Posts, less those e.Settle judges: it drops the broken ones
+	// (reporting whether it dropped any) and leaves out the implied.
+	pending := func(e *HoudiniEdge) (idx []int, posts []ir.Term, dropped bool) {
+		for i, c := range cands[e.To] {
+			if r.Kept[e.To][i] {
+				posts = append(posts, e.Post(c))
+				idx = append(idx, i)
+			}
+		}
+		if e.Settle == nil || len(idx) == 0 {
+			return idx, posts, false
+		}
+		vs := e.Settle(r.Invariants(cands, e.From), idx, posts)
+		k := 0
+		for j := range idx {
+			switch vs[j] {
+			case HoudiniBroken:
+				r.Kept[e.To][idx[j]] = false
+				dropped = true
+			case HoudiniImplied:
+			default:
+				idx[k], posts[k] = idx[j], posts[j]
+				k++
+			}
+		}
+		return idx[:k], posts[:k], dropped
+	}
 	for changed := true; changed; {
 		changed = false
-		for _, e := range edges {
+		for i := range edges {
+			if edges[i].Settle != nil {
+				if _, _, dropped := pending(&edges[i]); dropped {
+					changed = true
+				}
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range edges {
+			e := &edges[i]
 			for {
-				var posts []ir.Term
-				var idx []int
-				for i, c := range cands[e.To] {
-					if r.Kept[e.To][i] {
-						posts = append(posts, e.Post(c))
-						idx = append(idx, i)
-					}
+				idx, posts, dropped := pending(e)
+				if dropped {
+					changed = true
+					continue
 				}
 				if len(posts) == 0 {
 					break
 				}
-				q := Query{B: b, Assertions: append(append(append([]ir.Term(nil), e.Pre...), r.Invariants(cands, e.From)...), b.Not(b.And(posts...)))}
+				pre := append(append([]ir.Term(nil), e.Pre...), r.Invariants(cands, e.From)...)
+				q := Query{B: b, Assertions: append(pre, b.Not(b.And(posts...)))}
 				if DumpQuery != nil {
 					DumpQuery(fmt.Sprintf("houdini-n%d-n%d-%d", e.From, e.To, len(posts)), q)
 				}
@@ -90,30 +175,61 @@ func Houdini(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term, ed
 				if Trace != nil {
 					Trace("houdini", e.From, e.To, len(posts), res.Status, time.Since(t0))
 				}
-				if res.Status == Unsat {
+				if res.Status == smtlib.Unsat {
 					break
 				}
-				if res.Status != Sat {
+				if res.Status == smtlib.Sat {
+					ev := ir.NewEvaluator(b, res.Model)
+					dropped := false
+					for k, t := range posts {
+						v, err := ev.Eval(t)
+						if err != nil || !v.Bool() {
+							r.Kept[e.To][idx[k]] = false
+							dropped = true
+						}
+					}
+					if dropped {
+						changed = true
+						continue
+					}
+					if !o.Split {
+						// The model falsifies the conjunction but no
+						// conjunct: impossible for a checked model. Give
+						// up soundly.
+						r.Unknown = "solver-unknown: a model that falsifies no candidate"
+						return r
+					}
+				} else if ctx.Err() != nil || !o.Split {
 					r.Unknown = "solver-unknown: " + res.Reason
 					if ctx.Err() != nil {
 						r.Unknown = "timeout"
 					}
 					return r
 				}
-				ev := ir.NewEvaluator(b, res.Model)
-				dropped := false
+				// Split: keep only the candidates proved preserved alone.
+				dropped = false
 				for k, t := range posts {
-					v, err := ev.Eval(t)
-					if err != nil || !v.Bool() {
+					q := Query{B: b, Assertions: append(pre[:len(pre):len(pre)], b.Not(t))}
+					if DumpQuery != nil {
+						DumpQuery(fmt.Sprintf("houdini-n%d-n%d-split%d", e.From, e.To, k), q)
+					}
+					t0 := time.Now()
+					res := s.Check(ctx, q)
+					r.Queries++
+					if Trace != nil {
+						Trace("houdini-split", e.From, e.To, 1, res.Status, time.Since(t0))
+					}
+					if res.Status != smtlib.Unsat {
 						r.Kept[e.To][idx[k]] = false
 						dropped = true
 					}
 				}
-				if !dropped {
-					// The model falsifies the conjunction but no conjunct:
-					// impossible for a checked model. Give up soundly.
-					r.Unknown = "solver-unknown: a model that falsifies no candidate"
+				if ctx.Err() != nil {
+					r.Unknown = "timeout"
 					return r
+				}
+				if !dropped {
+					break
 				}
 				changed = true
 			}

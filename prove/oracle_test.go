@@ -9,6 +9,7 @@ import (
 
 	"eqc/ir"
 	"eqc/ir/irtest"
+	"eqc/ir/smtlib"
 )
 
 // These tests check the term layer against the solvers and the solvers
@@ -68,9 +69,9 @@ func TestSimplifierProvedByZ3(t *testing.T) {
 		changed++
 		r := check(t, s, b, b.Not(b.Eq(st, term)))
 		switch r.Status {
-		case Unsat:
-		case Sat:
-			t.Errorf("simplify is unsound:\n  term       %s\n  simplified %s", ir.TermString(b, term), ir.TermString(b, st))
+		case smtlib.Unsat:
+		case smtlib.Sat:
+			t.Errorf("simplify is unsound:\n  term       %s\n  simplified %s", smtlib.TermString(b, term), smtlib.TermString(b, st))
 		default:
 			t.Errorf("z3 could not decide simplify(t) = t (%s) for %s", r.Reason, b.Short(term))
 		}
@@ -113,18 +114,18 @@ func TestEvaluatorAgreesWithSolvers(t *testing.T) {
 		pins, closed := pin(b, env, term)
 		for _, name := range backends {
 			s := solvers[name]
-			if r := check(t, s, b, b.Eq(term, value)); r.Status == Unsat {
-				t.Errorf("%s: t = %v is unsat, but the evaluator found an assignment: t = %s", name, v, ir.TermString(b, term))
-			} else if r.Status == Unknown && !unsupportedBy(name, r) {
+			if r := check(t, s, b, b.Eq(term, value)); r.Status == smtlib.Unsat {
+				t.Errorf("%s: t = %v is unsat, but the evaluator found an assignment: t = %s", name, v, smtlib.TermString(b, term))
+			} else if r.Status == smtlib.Unknown && !unsupportedBy(name, r) {
 				t.Errorf("%s: t = %v: %s", name, v, r.Reason)
 			}
 			if !closed {
 				continue
 			}
 			q := append(append([]ir.Term(nil), pins...), b.Not(b.Eq(term, value)))
-			if r := check(t, s, b, q...); r.Status == Sat {
-				t.Errorf("%s disagrees with the evaluator: t = %s evaluates to %v under %v", name, ir.TermString(b, term), v, env.Vars)
-			} else if r.Status == Unknown && !unsupportedBy(name, r) {
+			if r := check(t, s, b, q...); r.Status == smtlib.Sat {
+				t.Errorf("%s disagrees with the evaluator: t = %s evaluates to %v under %v", name, smtlib.TermString(b, term), v, env.Vars)
+			} else if r.Status == smtlib.Unknown && !unsupportedBy(name, r) {
 				t.Errorf("%s: pinned t ≠ %v: %s", name, v, r.Reason)
 			}
 		}
@@ -182,10 +183,10 @@ func TestBackendsAgree(t *testing.T) {
 	definite := 0
 	for i := 0; i < n; i++ {
 		q := irtest.RandomTerm(rng, b, ir.BoolSort, 4)
-		answers := map[string]Status{}
+		answers := map[string]smtlib.Status{}
 		for _, name := range backends {
 			r := check(t, solvers[name], b, q)
-			if r.Status == Unknown {
+			if r.Status == smtlib.Unknown {
 				if !unsupportedBy(name, r) {
 					t.Errorf("%s: %s on %s", name, r.Reason, b.Short(q))
 				}
@@ -205,7 +206,7 @@ func TestBackendsAgree(t *testing.T) {
 				continue
 			}
 			if st != answers[first] {
-				t.Errorf("%s says %v, %s says %v:\n%s", first, answers[first], name, st, ir.TermString(b, q))
+				t.Errorf("%s says %v, %s says %v:\n%s", first, answers[first], name, st, smtlib.TermString(b, q))
 			}
 		}
 	}
@@ -237,7 +238,7 @@ func TestCacheKeysAlphaEquivalentQueries(t *testing.T) {
 	b2.Var("padding", ir.BoolSort) // shifts term ids
 	q2, x2, y2 := query(b2, "rdi", "rsi")
 	r2 := s.Check(ctx, q2)
-	if r1.Status != Sat || r2.Status != Sat {
+	if r1.Status != smtlib.Sat || r2.Status != smtlib.Sat {
 		t.Fatalf("answers %v %v, want sat sat", r1.Status, r2.Status)
 	}
 	if !r2.Cached || cache.Stats().Hits != 1 {
@@ -277,7 +278,7 @@ func TestTimeoutIsUnknown(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	r := s.Check(ctx, Query{B: b, Assertions: q})
-	if r.Status == Unknown && ReasonKind(r.Reason) != ReasonTimeout {
+	if r.Status == smtlib.Unknown && ReasonKind(r.Reason) != ReasonTimeout {
 		t.Errorf("reason %q, want a timeout", r.Reason)
 	}
 	if el := time.Since(start); el > 5*time.Second {
@@ -307,7 +308,7 @@ func benchIRQuery(bm *testing.B, cached bool) {
 		i++
 		// (x + y) - y = x + c is unsat exactly when c ≠ 0.
 		q := b.Eq(b.Sub(b.Add(x, y), y), b.Add(x, b.Const(64, c)))
-		if r := s.Check(context.Background(), Query{B: b, Assertions: []ir.Term{q}}); r.Status == Unknown {
+		if r := s.Check(context.Background(), Query{B: b, Assertions: []ir.Term{q}}); r.Status == smtlib.Unknown {
 			bm.Fatal(r.Reason)
 		}
 	}

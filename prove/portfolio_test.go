@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"eqc/ir/smtlib"
 )
 
 // goroutinesSettle waits for the goroutine count to return to at most n,
@@ -68,7 +70,7 @@ func TestPortfolioAllUnknown(t *testing.T) {
 	garbage := fakeSolver(t, "echo hello")
 	p := NewPortfolio(crash, garbage)
 	a := p.CheckText(context.Background(), tinySat)
-	if a.Status != Unknown || ReasonKind(a.Reason) != ReasonUnknown ||
+	if a.Status != smtlib.Unknown || ReasonKind(a.Reason) != ReasonUnknown ||
 		!strings.Contains(a.Reason, "solver-crash: z3 exited with signal 11") || !strings.Contains(a.Reason, "solver-garbage") {
 		t.Errorf("got %v %q", a.Status, a.Reason)
 	}
@@ -80,7 +82,7 @@ func TestPortfolioAllUnknown(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	a = p2.CheckText(ctx, tinySat)
-	if a.Status != Unknown || a.Reason != ReasonTimeout {
+	if a.Status != smtlib.Unknown || a.Reason != ReasonTimeout {
 		t.Errorf("got %v %q", a.Status, a.Reason)
 	}
 	if el := time.Since(start); el > 3*time.Second {
@@ -107,13 +109,13 @@ func TestPortfolioCancelsRealSolver(t *testing.T) {
 	defer p.Close()
 	start := time.Now()
 	a := p.CheckText(context.Background(), pigeonhole(16, 15))
-	if a.Status != Unsat || a.Solver != KindZ3 { // the fake runs with z3's name
+	if a.Status != smtlib.Unsat || a.Solver != KindZ3 { // the fake runs with z3's name
 		t.Fatalf("got %v from %q (%q)", a.Status, a.Solver, a.Reason)
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("took %v", el)
 	}
-	if a := lib.CheckText(context.Background(), tinySat); a.Status != Sat {
+	if a := lib.CheckText(context.Background(), tinySat); a.Status != smtlib.Sat {
 		t.Errorf("z3-lib after interrupt: %v %q", a.Status, a.Reason)
 	}
 	goroutinesSettle(t, base)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"eqc/ir/smtlib"
 )
 
 // Solver kinds NewProcess knows how to drive.
@@ -206,30 +208,32 @@ func (p *Process) classify(ctx context.Context, out, errOut []byte, st *processS
 // answer Unknown: Z3 carries on after an error in an assertion, so its
 // verdict would be about a different formula.
 func parseSMTOutput(kind, out string) Answer {
-	forms, perr := parseAll(out)
-	var status string
+	forms, perr := smtlib.ReadSExprs(out)
+	var status smtlib.Status
+	answered := false
 	var firstErr, reason string
-	var model []*sexpr
-	for _, f := range forms {
-		if status == "" {
-			switch {
-			case f.isAtom("sat"), f.isAtom("unsat"), f.isAtom("unknown"):
-				status = f.atom
-			case f.isAtom("success"):
-			case f.head() == "error":
+	var model []smtlib.SExpr
+	for i := range forms {
+		f := &forms[i]
+		if !answered {
+			switch st, ok := smtlib.ReadStatus(f); {
+			case ok:
+				status, answered = st, true
+			case f.IsWord("success"):
+			case f.Head() == "error":
 				if firstErr == "" {
 					firstErr = errorText(f)
 				}
 			default:
-				return Answer{Reason: fmt.Sprintf("%s: %s printed %q", ReasonGarbage, kind, snippet([]byte(out[f.start:])))}
+				return Answer{Reason: fmt.Sprintf("%s: %s printed %q", ReasonGarbage, kind, snippet([]byte(out[f.Off:])))}
 			}
 			continue
 		}
-		if f.head() == ":reason-unknown" && len(f.list) > 1 {
-			if r := f.list[1]; r.isList {
-				reason = out[r.start:r.end]
+		if isReasonUnknown(f) {
+			if r := &f.List[1]; r.IsList() {
+				reason = r.Text(out)
 			} else {
-				reason = unquote(r.atom)
+				reason = r.Atom
 			}
 		} else if m, ok := modelForms(f); ok && model == nil {
 			model = m
@@ -238,29 +242,28 @@ func parseSMTOutput(kind, out string) Answer {
 	switch {
 	case firstErr != "":
 		return Answer{Reason: fmt.Sprintf("%s: %s: %s", ReasonError, kind, firstErr)}
-	case status == "" && perr != nil:
+	case !answered && perr != nil:
 		return Answer{Reason: fmt.Sprintf("%s: %s printed %q (%v)", ReasonGarbage, kind, snippet([]byte(out)), perr)}
-	case status == "sat":
-		return Answer{Status: Sat, Model: modelText(out, model)}
-	case status == "unsat":
-		return Answer{Status: Unsat}
-	case status == "unknown":
-		switch reason {
-		case "timeout", "canceled", "resourceout":
-			return Answer{Reason: ReasonTimeout + ": " + kind + " " + reason}
-		case "":
-			return Answer{Reason: ReasonUnknown + ": " + kind}
-		}
-		return Answer{Reason: ReasonUnknown + ": " + kind + ": " + reason}
+	case !answered:
+		return Answer{} // no answer at all; classify explains
+	case status == smtlib.Sat:
+		return Answer{Status: smtlib.Sat, Model: modelText(out, model)}
+	case status == smtlib.Unsat:
+		return Answer{Status: smtlib.Unsat}
 	}
-	return Answer{} // no answer at all; classify explains
+	switch reason {
+	case "timeout", "canceled", "resourceout":
+		return Answer{Reason: ReasonTimeout + ": " + kind + " " + reason}
+	case "":
+		return Answer{Reason: ReasonUnknown + ": " + kind}
+	}
+	return Answer{Reason: ReasonUnknown + ": " + kind + ": " + reason}
 }
 
-func errorText(f *sexpr) string {
-	if len(f.list) > 1 && !f.list[1].isList {
-		return unquote(f.list[1].atom)
-	}
-	return "(no message)"
+// isReasonUnknown recognises the response to (get-info :reason-unknown):
+// (:reason-unknown "timeout").
+func isReasonUnknown(f *smtlib.SExpr) bool {
+	return f.IsList() && len(f.List) > 1 && f.List[0].Kind == smtlib.SKeyword && f.List[0].Atom == ":reason-unknown"
 }
 
 // stripSolverCommands removes top-level commands that backends issue
@@ -272,17 +275,17 @@ func stripSolverCommands(script string) string {
 		!strings.Contains(script, "exit") && !strings.Contains(script, "get-info") {
 		return script
 	}
-	forms, err := parseAll(script)
+	forms, err := smtlib.ReadSExprs(script)
 	if err != nil {
 		return script // let the solver report the syntax error
 	}
 	var b strings.Builder
-	for _, f := range forms {
-		switch f.head() {
+	for i := range forms {
+		switch forms[i].Head() {
 		case "check-sat", "get-model", "exit", "get-info", "get-value":
 			continue
 		}
-		b.WriteString(script[f.start:f.end])
+		b.WriteString(forms[i].Text(script))
 		b.WriteByte('\n')
 	}
 	return b.String()

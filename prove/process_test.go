@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"eqc/ir/smtlib"
 )
 
 // fakeSolver writes an executable shell script standing in for a solver
@@ -61,20 +63,20 @@ func TestProcessMisbehaviour(t *testing.T) {
 		name    string
 		body    string
 		timeout time.Duration
-		status  Status
+		status  smtlib.Status
 		reason  string // expected Reason prefix
 	}{
-		{"crash", "kill -SEGV $$", 0, Unknown, "solver-crash: z3 exited with signal 11 (segmentation fault)"},
-		{"answer-then-crash", "echo unsat; kill -ABRT $$", 0, Unknown, "solver-crash: z3 exited with signal 6"},
-		{"hang", "sleep 1000", 200 * time.Millisecond, Unknown, "timeout"},
-		{"garbage", "echo 'Segmentation fault (core dumped) but cheerful'", 0, Unknown, "solver-garbage: z3 printed"},
-		{"unbalanced", "echo '((('", 0, Unknown, "solver-garbage: z3 printed"},
-		{"silent", "exit 0", 0, Unknown, "solver-garbage: z3 printed nothing"},
-		{"error-exit", "echo 'license expired' >&2; exit 3", 0, Unknown, "solver-error: z3 exited with status 3: license expired"},
-		{"error-before-answer", `echo '(error "line 3: unknown constant y")'; echo sat; echo '()'`, 0, Unknown, "solver-error: z3: line 3: unknown constant y"},
-		{"unknown-with-reason", `echo unknown; echo '(:reason-unknown "(incomplete quantifiers)")'`, 0, Unknown, "solver-unknown: z3: (incomplete quantifiers)"},
-		{"unsat-then-error", `cat >/dev/null; echo unsat; echo '(error "model is not available")'; exit 1`, 0, Unsat, ""},
-		{"sat-with-old-model-syntax", `cat >/dev/null; echo sat; echo '(model (define-fun b () Bool true))'`, 0, Sat, ""},
+		{"crash", "kill -SEGV $$", 0, smtlib.Unknown, "solver-crash: z3 exited with signal 11 (segmentation fault)"},
+		{"answer-then-crash", "echo unsat; kill -ABRT $$", 0, smtlib.Unknown, "solver-crash: z3 exited with signal 6"},
+		{"hang", "sleep 1000", 200 * time.Millisecond, smtlib.Unknown, "timeout"},
+		{"garbage", "echo 'Segmentation fault (core dumped) but cheerful'", 0, smtlib.Unknown, "solver-garbage: z3 printed"},
+		{"unbalanced", "echo '((('", 0, smtlib.Unknown, "solver-garbage: z3 printed"},
+		{"silent", "exit 0", 0, smtlib.Unknown, "solver-garbage: z3 printed nothing"},
+		{"error-exit", "echo 'license expired' >&2; exit 3", 0, smtlib.Unknown, "solver-error: z3 exited with status 3: license expired"},
+		{"error-before-answer", `echo '(error "line 3: unknown constant y")'; echo sat; echo '()'`, 0, smtlib.Unknown, "solver-error: z3: line 3: unknown constant y"},
+		{"unknown-with-reason", `echo unknown; echo '(:reason-unknown "(incomplete quantifiers)")'`, 0, smtlib.Unknown, "solver-unknown: z3: (incomplete quantifiers)"},
+		{"unsat-then-error", `cat >/dev/null; echo unsat; echo '(error "model is not available")'; exit 1`, 0, smtlib.Unsat, ""},
+		{"sat-with-old-model-syntax", `cat >/dev/null; echo sat; echo '(model (define-fun b () Bool true))'`, 0, smtlib.Sat, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -94,7 +96,7 @@ func TestProcessMisbehaviour(t *testing.T) {
 			if a.Status != c.status || !strings.HasPrefix(a.Reason, c.reason) {
 				t.Fatalf("got %v %q, want %v %q", a.Status, a.Reason, c.status, c.reason)
 			}
-			if a.Status == Sat && !strings.Contains(a.Model, "(define-fun b () Bool true)") {
+			if a.Status == smtlib.Sat && !strings.Contains(a.Model, "(define-fun b () Bool true)") {
 				t.Errorf("model %q", a.Model)
 			}
 		})
@@ -111,7 +113,7 @@ func TestHangKillsProcessGroup(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	a := p.CheckText(ctx, tinySat)
-	if a.Status != Unknown || a.Reason != ReasonTimeout {
+	if a.Status != smtlib.Unknown || a.Reason != ReasonTimeout {
 		t.Fatalf("got %v %q", a.Status, a.Reason)
 	}
 	if el := time.Since(start); el > 3*time.Second {
@@ -138,7 +140,7 @@ func TestBinaryVanished(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := p.CheckText(context.Background(), tinySat)
-	if a.Status != Unknown || ReasonKind(a.Reason) != ReasonMissing {
+	if a.Status != smtlib.Unknown || ReasonKind(a.Reason) != ReasonMissing {
 		t.Fatalf("got %v %q", a.Status, a.Reason)
 	}
 }
@@ -148,7 +150,7 @@ func TestBinaryVanished(t *testing.T) {
 func TestRealSolverErrors(t *testing.T) {
 	for _, s := range backends(t) {
 		a := s.CheckText(context.Background(), "(declare-const x (_ BitVec 8))\n(assert (= x y))\n")
-		if a.Status != Unknown || ReasonKind(a.Reason) != ReasonError {
+		if a.Status != smtlib.Unknown || ReasonKind(a.Reason) != ReasonError {
 			t.Errorf("%s: got %v %q, want solver-error", s.Name(), a.Status, a.Reason)
 		} else {
 			t.Logf("%s: %s", s.Name(), a.Reason)
@@ -166,7 +168,7 @@ func TestRealSolverTimeout(t *testing.T) {
 			defer cancel()
 			start := time.Now()
 			a := s.CheckText(ctx, hard)
-			if a.Status != Unknown || a.Reason != ReasonTimeout {
+			if a.Status != smtlib.Unknown || a.Reason != ReasonTimeout {
 				t.Fatalf("got %v %q", a.Status, a.Reason)
 			}
 			if el := time.Since(start); el > 5*time.Second {
@@ -179,7 +181,7 @@ func TestRealSolverTimeout(t *testing.T) {
 func TestCheckSatTolerated(t *testing.T) {
 	for _, s := range backends(t) {
 		a := s.CheckText(context.Background(), "(set-logic QF_BV)\n"+tinySat+"(check-sat)\n(get-model)\n(exit)\n")
-		if a.Status != Sat {
+		if a.Status != smtlib.Sat {
 			t.Errorf("%s: got %v %q", s.Name(), a.Status, a.Reason)
 		}
 	}
@@ -189,7 +191,7 @@ func TestCanceledBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, s := range backends(t) {
-		if a := s.CheckText(ctx, tinySat); a.Status != Unknown || a.Reason != ReasonCanceled {
+		if a := s.CheckText(ctx, tinySat); a.Status != smtlib.Unknown || a.Reason != ReasonCanceled {
 			t.Errorf("%s: got %v %q", s.Name(), a.Status, a.Reason)
 		}
 	}

@@ -13,12 +13,12 @@ import (
 	"strconv"
 	"strings"
 
-	"eqc/ir"
+	"eqc/ir/smtlib"
 )
 
 // Proof files: what an "equivalent" verdict rests on, written so that a
 // checker can rebuild every obligation from the two binaries and this file
-// alone, without the search that found it (DESIGN.md, Verdicts). The file
+// alone, without the search that found it (docs/design.md, Verdicts). The file
 // names the binaries by content (SHA-256), so a proof cannot be replayed
 // against other code; it lists the assumptions about the calling context,
 // the product graph (nodes pairing a source and a target anchor, edges
@@ -251,7 +251,7 @@ func (pf *ProofFile) Validate() error {
 			}
 		}
 		for _, inv := range n.Invariants {
-			if _, err := ir.ParseSExpr(inv); err != nil {
+			if _, err := smtlib.ParseSExpr(inv); err != nil {
 				return bad("node %d: invariant %q: %v", i, inv, err)
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"eqc/ir/smtlib"
 )
 
 // A query is one row of the table shared by every backend. Expected
@@ -17,7 +19,7 @@ type query struct {
 	logic  string
 	decls  string
 	assert string // the body of the single (assert ...)
-	want   Status
+	want   smtlib.Status
 	uf     bool // uses uninterpreted functions of arity > 0
 	quant  bool // uses quantifiers
 }
@@ -88,16 +90,16 @@ func queries() []query {
 	var qs []query
 	for _, id := range identities {
 		qs = append(qs,
-			query{name: id.name, logic: id.logic, decls: id.decls, uf: id.uf, quant: id.quant, want: Unsat,
+			query{name: id.name, logic: id.logic, decls: id.decls, uf: id.uf, quant: id.quant, want: smtlib.Unsat,
 				assert: fmt.Sprintf("(not (= %s %s))", id.e1, id.e2)},
-			query{name: id.name + "-perturbed", logic: id.logic, decls: id.decls, uf: id.uf, quant: id.quant, want: Sat,
+			query{name: id.name + "-perturbed", logic: id.logic, decls: id.decls, uf: id.uf, quant: id.quant, want: smtlib.Sat,
 				assert: fmt.Sprintf("(not (= %s %s))", id.e1, id.perturbed)})
 	}
 	qs = append(qs,
-		query{name: "bool-and-bv", logic: "QF_BV", want: Sat,
+		query{name: "bool-and-bv", logic: "QF_BV", want: smtlib.Sat,
 			decls:  "(declare-const b Bool)\n(declare-const x (_ BitVec 8))",
 			assert: "(and b (= (bvmul x #x03) #x01))"},
-		query{name: "no-inverse-of-2", logic: "QF_BV", want: Unsat,
+		query{name: "no-inverse-of-2", logic: "QF_BV", want: smtlib.Unsat,
 			decls:  "(declare-const x (_ BitVec 8))",
 			assert: "(= (bvmul x #x02) #x01)"},
 	)
@@ -143,7 +145,7 @@ func TestQueryTable(t *testing.T) {
 						// Boolector 1.5 has neither uninterpreted
 						// functions nor quantifiers; the backend must
 						// say so rather than run and fail.
-						if a.Status != Unknown || ReasonKind(a.Reason) != ReasonUnsupported {
+						if a.Status != smtlib.Unknown || ReasonKind(a.Reason) != ReasonUnsupported {
 							t.Fatalf("boolector on %s: %v %q, want unknown unsupported", q.name, a.Status, a.Reason)
 						}
 						return
@@ -154,7 +156,7 @@ func TestQueryTable(t *testing.T) {
 					if a.Solver != s.Name() {
 						t.Errorf("Solver = %q", a.Solver)
 					}
-					if a.Status == Sat {
+					if a.Status == smtlib.Sat {
 						checkModel(t, q, a.Model)
 					}
 				})
@@ -174,20 +176,20 @@ func checkModel(t *testing.T, q query, model string) {
 	if strings.TrimSpace(model) == "" {
 		t.Fatal("sat without a model")
 	}
-	forms, err := parseAll(model)
+	forms, err := smtlib.ReadSExprs(model)
 	if err != nil {
 		t.Fatalf("model does not parse: %v\n%s", err, model)
 	}
 	defined := map[string]bool{}
 	for _, f := range forms {
-		if f.head() == "define-fun" && len(f.list) > 1 {
-			defined[f.list[1].atom] = true
+		if f.Head() == "define-fun" && len(f.List) > 1 {
+			defined[f.List[1].Atom] = true
 		}
 	}
-	decls, _ := parseAll(q.decls)
+	decls, _ := smtlib.ReadSExprs(q.decls)
 	mentioned := false
 	for _, d := range decls {
-		mentioned = mentioned || defined[d.list[1].atom]
+		mentioned = mentioned || defined[d.List[1].Atom]
 	}
 	if !mentioned {
 		t.Errorf("model defines none of the declared symbols:\n%s", model)
@@ -201,8 +203,8 @@ func checkModel(t *testing.T, q query, model string) {
 	// put helper functions (with parameters) first.
 	var fns, consts []string
 	for _, f := range forms {
-		text := model[f.start:f.end]
-		if len(f.list) > 2 && f.list[2].isList && len(f.list[2].list) > 0 {
+		text := f.Text(model)
+		if len(f.List) > 2 && f.List[2].IsList() && len(f.List[2].List) > 0 {
 			fns = append(fns, text)
 		} else {
 			consts = append(consts, text)
@@ -210,8 +212,8 @@ func checkModel(t *testing.T, q query, model string) {
 	}
 	var undeclared []string
 	for _, d := range decls {
-		if !defined[d.list[1].atom] {
-			undeclared = append(undeclared, q.decls[d.start:d.end])
+		if !defined[d.List[1].Atom] {
+			undeclared = append(undeclared, d.Text(q.decls))
 		}
 	}
 	check := "(set-logic ALL)\n" + strings.Join(undeclared, "\n") + "\n" + strings.Join(fns, "\n") + "\n" +

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"eqc/ir"
+	"eqc/ir/smtlib"
 )
 
 // Query asks whether the conjunction of Assertions, boolean terms of B, is
@@ -18,7 +19,7 @@ type Query struct {
 
 // Result is a solver's answer to a Query.
 type Result struct {
-	Status Status
+	Status smtlib.Status
 	// Model gives, on Sat, values to the query's free constants and
 	// uninterpreted functions. It has been checked: the evaluator finds
 	// every assertion true under it (constants the solver left out, which
@@ -55,20 +56,20 @@ func (s *textSolver) Name() string { return s.ts.Name() }
 func (s *textSolver) Close() error { return s.ts.Close() }
 
 func (s *textSolver) Check(ctx context.Context, q Query) Result {
-	text, names := ir.QueryString(q.B, q.Assertions, ir.PrintOptions{Canonical: true})
+	text, names := smtlib.QueryString(q.B, q.Assertions, smtlib.PrintOptions{Canonical: true})
 	a := s.ts.CheckText(ctx, text)
 	r := Result{Status: a.Status, Reason: a.Reason, Solver: a.Solver, Elapsed: a.Elapsed, Cached: a.Cached}
-	if a.Status != Sat {
+	if a.Status != smtlib.Sat {
 		return r
 	}
-	m, err := ir.ParseModel(q.B, a.Model, names)
+	m, err := smtlib.ParseModel(q.B, a.Model, names)
 	if err != nil {
-		return Result{Status: Unknown, Reason: fmt.Sprintf("%s: model: %v", ReasonGarbage, err),
+		return Result{Status: smtlib.Unknown, Reason: fmt.Sprintf("%s: model: %v", ReasonGarbage, err),
 			Solver: a.Solver, Elapsed: a.Elapsed, Cached: a.Cached}
 	}
-	env := &completedModel{m: m}
+	env := m.Completed()
 	if err := modelSatisfies(q, env); err != nil {
-		return Result{Status: Unknown, Reason: fmt.Sprintf("%s: %v", ReasonBadModel, err),
+		return Result{Status: smtlib.Unknown, Reason: fmt.Sprintf("%s: %v", ReasonBadModel, err),
 			Solver: a.Solver, Elapsed: a.Elapsed, Cached: a.Cached}
 	}
 	r.Model = env
@@ -88,35 +89,6 @@ func modelSatisfies(q Query, env ir.Env) error {
 		}
 	}
 	return nil
-}
-
-// completedModel reads a free constant the model leaves out as zero (the
-// solver left it out because any value will do), and a function it leaves
-// out as the constant zero function.
-type completedModel struct{ m *ir.Model }
-
-func (c *completedModel) VarValue(b *ir.Builder, t ir.Term) (ir.Value, bool) {
-	if v, ok := c.m.VarValue(b, t); ok {
-		return v, true
-	}
-	return zeroValue(b.Sort(t)), true
-}
-
-func (c *completedModel) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
-	if v, ok := c.m.ApplyFunc(f, args); ok {
-		return v, true
-	}
-	return zeroValue(f.Result), true
-}
-
-func zeroValue(s ir.Sort) ir.Value {
-	switch s.Kind {
-	case ir.KindBool:
-		return ir.BoolValue(false)
-	case ir.KindBV:
-		return ir.BVValue(ir.NewBV(s.Width, 0))
-	}
-	return ir.MemValue(ir.NewMem(0))
 }
 
 // Options choose the backends of a default solver stack.

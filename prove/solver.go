@@ -5,39 +5,16 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"eqc/ir/smtlib"
 )
-
-// Status is a solver's answer to a satisfiability query.
-type Status int
-
-// Unknown is the zero value, so an Answer that was never filled in is never
-// mistaken for a definite answer.
-const (
-	Unknown Status = iota
-	Sat
-	Unsat
-)
-
-func (s Status) String() string {
-	switch s {
-	case Sat:
-		return "sat"
-	case Unsat:
-		return "unsat"
-	default:
-		return "unknown"
-	}
-}
-
-// Definite reports whether s is Sat or Unsat.
-func (s Status) Definite() bool { return s == Sat || s == Unsat }
 
 // Answer is the outcome of one query. Solver misbehaviour (a crash, a
 // timeout, unparsable output, a missing binary) is an Unknown Answer with a
 // Reason, never a Go error: to the prover it is just a query it could not
 // discharge.
 type Answer struct {
-	Status Status
+	Status smtlib.Status // the check-sat response; the zero value is Unknown
 	// Model is set on Sat: a sequence of SMT-LIB define-fun commands, one
 	// per declared symbol the solver chose to report, without the
 	// enclosing "(model ...)" or "(...)" that some solvers print.
@@ -104,5 +81,5 @@ func ctxReason(err error) string {
 }
 
 func unknown(solver string, start time.Time, reason string) Answer {
-	return Answer{Status: Unknown, Reason: reason, Solver: solver, Elapsed: time.Since(start)}
+	return Answer{Status: smtlib.Unknown, Reason: reason, Solver: solver, Elapsed: time.Since(start)}
 }

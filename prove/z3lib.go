@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"eqc/ir/smtlib"
 	"eqc/prove/z3"
 )
 
@@ -93,15 +94,15 @@ func (l *Z3Lib) CheckText(ctx context.Context, script string) Answer {
 			msg = ze.Msg
 			// Z3 wraps parse errors as (error "..."); keep the message
 			// alone, as the process backends do.
-			if forms, perr := parseAll(msg); perr == nil && len(forms) == 1 && forms[0].head() == "error" {
-				msg = errorText(forms[0])
+			if forms, perr := smtlib.ReadSExprs(msg); perr == nil && len(forms) == 1 && forms[0].Head() == "error" {
+				msg = errorText(&forms[0])
 			}
 		}
 		a.Reason = ReasonError + ": " + name + ": " + msg
-	case st == z3.Sat:
-		a.Status, a.Model = Sat, normalizeModel(model)
-	case st == z3.Unsat:
-		a.Status = Unsat
+	case st == smtlib.Sat:
+		a.Status, a.Model = smtlib.Sat, normalizeModel(model)
+	case st == smtlib.Unsat:
+		a.Status = smtlib.Unsat
 	case ctx.Err() != nil:
 		a.Reason = ctxReason(ctx.Err())
 	case reason == "timeout" || reason == "canceled":
@@ -118,12 +119,12 @@ func (l *Z3Lib) CheckText(ctx context.Context, script string) Answer {
 // normalizeModel puts Z3_model_to_string's define-funs one per line, as the
 // process backends do; text it cannot parse is passed on unchanged.
 func normalizeModel(m string) string {
-	forms, err := parseAll(m)
+	forms, err := smtlib.ReadSExprs(m)
 	if err != nil {
 		return m
 	}
-	for _, f := range forms {
-		if !strings.HasPrefix(f.head(), "define-") && !strings.HasPrefix(f.head(), "declare-") {
+	for i := range forms {
+		if h := forms[i].Head(); !strings.HasPrefix(h, "define-") && !strings.HasPrefix(h, "declare-") {
 			return m
 		}
 	}

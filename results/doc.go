@@ -4,7 +4,7 @@
 //
 // # Schema
 //
-// Row is the schema: its first columns are exactly DESIGN.md's results
+// Row is the schema: its first columns are exactly docs/design.md's results
 // schema, in order (DesignColumns); extensions follow (src_file, dst_file,
 // dst_function, proof_file, cex_input, error, variant, proof_verified,
 // candidates).

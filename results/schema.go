@@ -18,7 +18,7 @@ const SchemaVersion = "4" // 2: variant; 3: proof_verified; 4: candidates
 // MetadataSchemaVersion is the key/value metadata key holding SchemaVersion.
 const MetadataSchemaVersion = "eqc.results.schema_version"
 
-// Verdict values (DESIGN.md "Semantics"). Nothing else is a valid verdict.
+// Verdict values (docs/design.md "Semantics"). Nothing else is a valid verdict.
 const (
 	Equivalent    = "equivalent"
 	NotEquivalent = "not-equivalent"
@@ -26,7 +26,7 @@ const (
 )
 
 // Row is one check: one function pair, one compiler configuration, one UB
-// model, one engine. The first 33 columns are exactly the DESIGN.md results
+// model, one engine. The first 33 columns are exactly the docs/design.md results
 // schema, in its order and with its names; the columns after them are
 // extensions (the schema says "extend, do not rename").
 //
@@ -100,7 +100,7 @@ func Columns() []string {
 	return names
 }
 
-// DesignColumns is the DESIGN.md results schema: the first columns of Row,
+// DesignColumns is the docs/design.md results schema: the first columns of Row,
 // in this order. The extensions follow them.
 var DesignColumns = []string{
 	"suite", "benchmark", "function", "compiler", "src_opt", "dst_opt", "cflags", "ub_model", "engine",

@@ -11,7 +11,7 @@ import (
 func TestColumnsStartWithTheDesignSchema(t *testing.T) {
 	cols := Columns()
 	if len(cols) < len(DesignColumns) || !slices.Equal(cols[:len(DesignColumns)], DesignColumns) {
-		t.Fatalf("Row columns %v do not start with DESIGN.md's %v", cols, DesignColumns)
+		t.Fatalf("Row columns %v do not start with docs/design.md's %v", cols, DesignColumns)
 	}
 	seen := map[string]bool{}
 	for _, c := range cols {

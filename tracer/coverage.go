@@ -2,6 +2,7 @@ package tracer
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 )
@@ -13,10 +14,10 @@ type Coverage struct {
 	Function string
 	Blocks   []int // counted blocks (indices in the CFG), ascending
 	Hits     []int // Hits[i]: how many vectors reached Blocks[i]
-	// Dead are counted blocks that no vector reached and that ProveDead
-	// proved no execution reaches (see deadblocks.go), ascending; empty
-	// until ProveMissedDead runs. They stay in Blocks but leave the
-	// denominator of Fraction.
+	// Dead are counted blocks that no vector reached and that the caller
+	// proved no execution reaches (SetDead; eqc trace uses
+	// prove/deadblocks), ascending; empty until SetDead. They stay in
+	// Blocks but leave the denominator of Fraction.
 	Dead []int
 }
 
@@ -54,7 +55,7 @@ func (c *Coverage) Fraction() float64 {
 }
 
 // FractionAll is Covered / len(Blocks), dead blocks counted as missed (the
-// coverage before ProveMissedDead), 1 for a function without blocks.
+// coverage before SetDead), 1 for a function without blocks.
 func (c *Coverage) FractionAll() float64 {
 	if len(c.Blocks) == 0 {
 		return 1
@@ -73,19 +74,42 @@ func (c *Coverage) Missed() []int {
 	return out
 }
 
-// ProveMissedDead runs ProveDead on the blocks of t that no vector reached
-// and records those proved dead in c.Dead. A block some vector reached is
-// never asked about, so it can never be subtracted from the denominator.
-func (c *Coverage) ProveMissedDead(ctx context.Context, t *Target, opts DeadOptions) (*DeadReport, error) {
+// DeadProver proves blocks of t dead: of missed (CFG block indices that
+// no vector reached), it returns those no execution of t reaches, and a
+// note on why others could not be decided ("" when all were). The tracer
+// runs code and imports no solver: the caller that asks for coverage
+// supplies the proof (eqc trace wires in prove/deadblocks).
+type DeadProver func(ctx context.Context, t *Target, missed []int) (dead []int, note string, err error)
+
+// SetDead records blocks proved dead (CFG block indices) in c.Dead: those
+// of them that are counted and that no vector reached, ascending. A block
+// some vector reached is never recorded, so it never leaves the
+// denominator of Fraction.
+func (c *Coverage) SetDead(dead []int) {
+	c.Dead = nil
+	for _, b := range dead {
+		if i := sort.SearchInts(c.Blocks, b); i < len(c.Blocks) && c.Blocks[i] == b && c.Hits[i] == 0 && !slices.Contains(c.Dead, b) {
+			c.Dead = append(c.Dead, b)
+		}
+	}
+	sort.Ints(c.Dead)
+}
+
+// ProveMissedDead asks prover about the blocks of t no vector reached and
+// records those it proves dead (SetDead). It returns prover's note, or its
+// error's text when it failed (what it proved before counts all the
+// same); "" when every missed block was decided or none was missed.
+func (c *Coverage) ProveMissedDead(ctx context.Context, t *Target, prover DeadProver) string {
 	missed := c.Missed()
 	if len(missed) == 0 {
-		return &DeadReport{}, nil
+		return ""
 	}
-	rep, err := ProveDead(ctx, t.File, t.CFG, missed, opts)
-	if rep != nil {
-		c.Dead = append([]int(nil), rep.Dead...)
+	dead, note, err := prover(ctx, t, missed)
+	c.SetDead(dead)
+	if err != nil {
+		return err.Error()
 	}
-	return rep, err
+	return note
 }
 
 // add counts one vector's hits (block indices).

@@ -3,6 +3,7 @@ package tracer
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"eqc/x86"
@@ -82,5 +83,60 @@ func TestCoverageSmallFunctions(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestCoverageDeadDenominator(t *testing.T) {
+	c := Coverage{Blocks: []int{0, 1, 2, 3}, Hits: []int{1, 0, 0, 2}}
+	if c.Fraction() != 0.5 || c.FractionAll() != 0.5 || c.Live() != 4 {
+		t.Fatalf("no dead blocks: %v %v %v", c.Fraction(), c.FractionAll(), c.Live())
+	}
+	c.Dead = []int{2}
+	if c.Live() != 3 || c.Fraction() != 2.0/3 || c.FractionAll() != 0.5 || len(c.Missed()) != 2 {
+		t.Errorf("block 2 dead: live %d, coverage %v (all %v), missed %v", c.Live(), c.Fraction(), c.FractionAll(), c.Missed())
+	}
+	// A block a vector reached never leaves the denominator, and one
+	// outside the counted blocks changes nothing.
+	c.Dead = []int{2, 3, 7}
+	if c.Live() != 3 {
+		t.Errorf("dead %v: live %d, want 3", c.Dead, c.Live())
+	}
+	c = Coverage{Blocks: []int{0}, Hits: []int{0}, Dead: []int{0}}
+	if c.Fraction() != 1 || c.FractionAll() != 0 {
+		t.Errorf("all dead: %v %v", c.Fraction(), c.FractionAll())
+	}
+}
+
+// TestCoverageSetDead: the caller's dead blocks are recorded only where
+// no vector reached a counted block, and ProveMissedDead asks the
+// caller's prover about the missed blocks alone.
+func TestCoverageSetDead(t *testing.T) {
+	c := Coverage{Blocks: []int{0, 2, 4, 6}, Hits: []int{3, 0, 1, 0}}
+	c.SetDead([]int{6, 4, 2, 7, 2})
+	if !slices.Equal(c.Dead, []int{2, 6}) || c.Live() != 2 || c.Fraction() != 1 {
+		t.Errorf("SetDead: dead %v, live %d, coverage %v", c.Dead, c.Live(), c.Fraction())
+	}
+	var asked []int
+	note := c.ProveMissedDead(context.Background(), nil, func(_ context.Context, _ *Target, missed []int) ([]int, string, error) {
+		asked = missed
+		return []int{0, 6}, "1 of 2 solver queries undecided", nil
+	})
+	if !slices.Equal(asked, []int{2, 6}) || !slices.Equal(c.Dead, []int{6}) || note != "1 of 2 solver queries undecided" {
+		t.Errorf("ProveMissedDead: asked %v, dead %v, note %q", asked, c.Dead, note)
+	}
+	// A failed proof keeps what it proved and says why it stopped.
+	note = c.ProveMissedDead(context.Background(), nil, func(context.Context, *Target, []int) ([]int, string, error) {
+		return []int{2}, "", context.DeadlineExceeded
+	})
+	if !slices.Equal(c.Dead, []int{2}) || note != context.DeadlineExceeded.Error() {
+		t.Errorf("failed proof: dead %v, note %q", c.Dead, note)
+	}
+	// Nothing missed: the prover is not asked.
+	c = Coverage{Blocks: []int{0}, Hits: []int{1}}
+	if note := c.ProveMissedDead(context.Background(), nil, func(context.Context, *Target, []int) ([]int, string, error) {
+		t.Error("prover asked with nothing missed")
+		return nil, "", nil
+	}); note != "" || c.Dead != nil {
+		t.Errorf("nothing missed: note %q, dead %v", note, c.Dead)
 	}
 }

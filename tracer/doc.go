@@ -1,9 +1,11 @@
 // Package tracer runs harvested functions natively, under ptrace, on test
 // vectors; records machine states at block heads (breakpoint mode) or before
 // and after every instruction (single-step mode, for the per-instruction
-// semantics cross-check); keeps the untrusted code in a sandbox; and
-// proves with an SMT solver which unreached blocks no execution can reach,
-// so that block coverage leaves them out.
+// semantics cross-check); keeps the untrusted code in a sandbox; measures
+// block coverage; and traces an object function by function for eqc trace
+// (trace.go). It runs code and imports no solver: blocks proved dead, which
+// block coverage leaves out, come from the caller (a DeadProver; eqc trace
+// wires in package prove/deadblocks).
 //
 // # Link step
 //
@@ -149,29 +151,35 @@
 // only if all of them return; faults, timeouts and other endings are
 // counted and discarded.
 //
-// # Block coverage and dead blocks (coverage.go, deadblocks.go)
+// # Block coverage and dead blocks (coverage.go)
 //
 // Coverage counts the blocks of the CFG reachable from the entry, except
 // blocks starting with a trap (ud2, int3, hlt); a block is covered when a
 // kept vector reached its head (a one-shot breakpoint). Block coverage is
 // covered / live blocks, where the live blocks are the counted ones less
-// those proved dead: Coverage.ProveMissedDead asks ProveDead
-// (deadblocks.go) about every counted block no vector reached, and a block
-// leaves the denominator only when an SMT solver proved that no execution
-// from the entry reaches it, in any initial state (nothing assumed about
-// the caller, not even the SysV ABI) and whatever the callees return or
-// write. The proof lifts the function to a TFG, cuts it at the targets of
-// retreating edges, keeps an invariant at each cut point (candidates
-// "component = its value on first arrival, over a ghost copy of the entry
-// state", the conditions of that arrival, and "unreachable"; pruned by a
-// Houdini fixpoint until inductive) and asks, for every path segment from
-// the entry or a cut point to the block, whether its condition is
-// satisfiable under the invariant; all must be unsat. Unsupported code
-// (an indirect jump, an instruction not lifted), a solver unknown or a
-// timeout proves nothing. Blocks some vector reached are never asked
-// about, so they are never subtracted. Coverage.FractionAll keeps the old
-// rule (covered / counted blocks); eqc trace prints both (block_coverage,
-// block_coverage_all) and lists dead_blocks, a subset of missed_blocks.
+// those proved dead. The proof is not the tracer's: Coverage.SetDead
+// takes the blocks the caller proved dead, and Coverage.ProveMissedDead
+// asks a DeadProver the caller supplies about every counted block no
+// vector reached (eqc trace supplies prove/deadblocks, which proves with
+// an SMT solver that no execution from the entry reaches a block, in any
+// initial state and whatever the callees do). Only blocks no vector
+// reached are recorded as dead, so a block some vector reached is never
+// subtracted, whatever the prover answers. Coverage.FractionAll keeps the
+// old rule (covered / counted blocks); eqc trace prints both
+// (block_coverage, block_coverage_all) and lists dead_blocks, a subset of
+// missed_blocks, and the prover's note on what it could not decide
+// (dead_analysis).
+//
+// # Tracing an object (trace.go)
+//
+// OpenObjectTrace harvests a relocatable object, checks the functions
+// asked for (by default every function it defines), links it with the
+// driver and starts the process; ObjectTrace.Trace then traces one
+// function in that process: Generate's vectors, their block coverage, the
+// missed blocks TraceOptions.Dead proves dead, and with CheckSemantics the
+// semantics cross-check. It returns a TraceReport, whose JSON encoding is
+// eqc trace's --json row; eqc trace only parses flags, prints the reports
+// and chooses the exit code.
 //
 // # Semantics cross-check (crosscheck.go)
 //

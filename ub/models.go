@@ -1,35 +1,108 @@
 package ub
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
-// Models are the names of the undefined-behaviour assumptions a check may
-// make about the source program, as `--ub` spells them: signed integer
-// overflow, type-based strict aliasing, out-of-bounds variable access, shift
-// amounts, division by zero, null dereference, misaligned access. "all" and
-// "none" stand for every model and for no model.
-var Models = []string{"sio", "tbsa", "obva", "shift", "div", "null", "align"}
+// Model is one undefined-behaviour assumption a check may make about the
+// source program.
+type Model uint8
 
-// Known reports whether name is one of Models.
-func Known(name string) bool {
-	for _, m := range Models {
-		if m == name {
-			return true
-		}
+// The models, in the order --ub lists them: signed integer overflow,
+// type-based strict aliasing, out-of-bounds variable access, shift
+// amounts, division by zero, null dereference, misaligned access.
+const (
+	SIO Model = iota
+	TBSA
+	OBVA
+	Shift
+	Div
+	Null
+	Align
+	numModels
+)
+
+// names are the models as --ub spells them, by Model.
+var names = [numModels]string{"sio", "tbsa", "obva", "shift", "div", "null", "align"}
+
+// String is the model as --ub spells it.
+func (m Model) String() string {
+	if m < numModels {
+		return names[m]
 	}
-	return false
+	return fmt.Sprintf("Model(%d)", uint8(m))
 }
 
-// Enabled reports whether the UB model spec ("all", "none", or a list of
-// Models joined by ',' or '+') includes model name. An empty spec is
-// "all", the default of eqc check.
-func Enabled(spec, name string) bool {
-	if spec == "" || spec == "all" {
-		return true
+// Set is a set of models: what a check may assume.
+type Set uint8
+
+// All is every model: the default of eqc check.
+const All Set = 1<<numModels - 1
+
+// Has reports whether s includes model m.
+func (s Set) Has(m Model) bool { return s&(1<<m) != 0 }
+
+// None reports whether s is empty: no undefined behaviour is assumed.
+func (s Set) None() bool { return s == 0 }
+
+// String is s as Parse reads it: "all", "none", or its models in --ub
+// order, comma-separated.
+func (s Set) String() string {
+	switch s {
+	case All:
+		return "all"
+	case 0:
+		return "none"
 	}
-	for _, m := range strings.FieldsFunc(spec, func(r rune) bool { return r == ',' || r == '+' }) {
-		if m == name {
-			return true
+	var out []string
+	for m := Model(0); m < numModels; m++ {
+		if s.Has(m) {
+			out = append(out, m.String())
 		}
 	}
-	return false
+	return strings.Join(out, ",")
+}
+
+// Parse reads a model spec, as --ub takes it: "all", "none", or a
+// comma-separated list of models. Anything else is a *ParseError.
+func Parse(spec string) (Set, error) {
+	switch spec {
+	case "all":
+		return All, nil
+	case "none":
+		return 0, nil
+	}
+	var s Set
+	for _, name := range strings.Split(spec, ",") {
+		m, ok := lookup(name)
+		if !ok {
+			return 0, &ParseError{Spec: spec, Model: name}
+		}
+		s |= 1 << m
+	}
+	return s, nil
+}
+
+func lookup(name string) (Model, bool) {
+	for m, n := range names {
+		if n == name {
+			return Model(m), true
+		}
+	}
+	return 0, false
+}
+
+// ParseError is a model spec Parse refuses: Model is the part of Spec
+// that names no model.
+type ParseError struct {
+	Spec, Model string
+}
+
+func (e *ParseError) Error() string {
+	what := fmt.Sprintf("unknown UB model %q", e.Model)
+	if e.Model == "" {
+		what = "empty UB model"
+	}
+	return fmt.Sprintf("%s in %q (want all, none, or a comma-separated list of %s)", what, e.Spec, strings.Join(names[:], ", "))
 }

@@ -1,37 +1,59 @@
 package ub
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
-// TestModelsMatchDesign pins the --ub names of the DESIGN.md CLI contract.
+// TestModelsMatchDesign pins the --ub names of the docs/design.md CLI contract.
 func TestModelsMatchDesign(t *testing.T) {
-	for _, m := range []string{"sio", "tbsa", "obva", "shift", "div", "null", "align"} {
-		if !Known(m) {
-			t.Errorf("%s is not known", m)
-		}
-	}
-	for _, m := range []string{"all", "none", "", "SIO", "overflow"} {
-		if Known(m) {
-			t.Errorf("%q is known", m)
+	for i, name := range []string{"sio", "tbsa", "obva", "shift", "div", "null", "align"} {
+		s, err := Parse(name)
+		if err != nil || s != 1<<i || Model(i).String() != name {
+			t.Errorf("Parse(%q) = %v, %v; Model(%d) is %s", name, s, err, i, Model(i))
 		}
 	}
 }
 
-func TestEnabled(t *testing.T) {
+func TestParse(t *testing.T) {
 	for _, c := range []struct {
-		spec, name string
-		want       bool
+		spec string
+		obva bool
+		text string // String of the set
 	}{
-		{"all", "obva", true},
-		{"", "obva", true},
-		{"none", "obva", false},
-		{"obva", "obva", true},
-		{"sio,obva", "obva", true},
-		{"sio+obva", "obva", true},
-		{"sio,tbsa", "obva", false},
-		{"obvax", "obva", false},
+		{"all", true, "all"},
+		{"none", false, "none"},
+		{"obva", true, "obva"},
+		{"sio,obva", true, "sio,obva"},
+		{"obva,sio", true, "sio,obva"},
+		{"sio,tbsa", false, "sio,tbsa"},
+		{"sio,tbsa,obva,shift,div,null,align", true, "all"},
 	} {
-		if got := Enabled(c.spec, c.name); got != c.want {
-			t.Errorf("Enabled(%q, %q) = %v, want %v", c.spec, c.name, got, c.want)
+		s, err := Parse(c.spec)
+		if err != nil || s.Has(OBVA) != c.obva || s.String() != c.text || s.None() != (c.spec == "none") {
+			t.Errorf("Parse(%q) = %v (%q), %v; want obva %v, %q", c.spec, s, s.String(), err, c.obva, c.text)
+		}
+	}
+	for _, c := range []struct{ spec, model string }{
+		{"", ""},
+		{"SIO", "SIO"},
+		{"overflow", "overflow"},
+		{"obvax", "obvax"},
+		{"sio+obva", "sio+obva"},
+		{"all,sio", "all"},
+		{"sio,none", "none"},
+		{"sio,", ""},
+		{" sio", " sio"},
+	} {
+		_, err := Parse(c.spec)
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Spec != c.spec || pe.Model != c.model {
+			t.Errorf("Parse(%q): %v, want a *ParseError naming %q", c.spec, err, c.model)
+			continue
+		}
+		if !strings.Contains(err.Error(), "sio, tbsa, obva, shift, div, null, align") {
+			t.Errorf("Parse(%q): %q does not name the valid models", c.spec, err)
 		}
 	}
 }

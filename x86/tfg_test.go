@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"eqc/ir"
+	"eqc/ir/smtlib"
 )
 
 // compileSource compiles C text with cc and flags into an object under the
@@ -326,6 +327,6 @@ func TestConstPoolLoadWithIndexIsNotFolded(t *testing.T) {
 		}
 	}
 	if selects == 0 {
-		t.Errorf("rax = %s reads no memory: the indexed table load was folded to a constant", ir.TermString(b, rax))
+		t.Errorf("rax = %s reads no memory: the indexed table load was folded to a constant", smtlib.TermString(b, rax))
 	}
 }

@@ -68,17 +68,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eqc check: "+format+"\n", a...)
 		return exitUsage
 	}
-	switch *engine {
-	case align.EngineStatic, align.EngineData, align.EngineAuto:
-	default:
-		return usage("unknown engine %q (want static, data or auto)", *engine)
+	if err := align.ValidateEngine(*engine); err != nil {
+		return usage("%v", err)
 	}
-	if *ubModel != "all" && *ubModel != "none" {
-		for _, m := range strings.Split(*ubModel, ",") {
-			if !ub.Known(m) {
-				return usage("unknown UB model %q in --ub %s", m, *ubModel)
-			}
-		}
+	if _, err := ub.Parse(*ubModel); err != nil {
+		return usage("--ub: %v", err)
 	}
 	memBytes, err := parseBytes(*memory)
 	if err != nil {

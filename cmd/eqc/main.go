@@ -1,6 +1,6 @@
 // Command eqc proves optimized x86-64 machine code equivalent to the code it
 // was compiled from, function by function. See ../../README.md and the CLI
-// contract in DESIGN.md.
+// contract in docs/design.md.
 package main
 
 import (
@@ -43,7 +43,7 @@ func commands() []command {
 		{name: "report", usage: "[--format text|markdown] DIR", summary: "summary tables from the Parquet files under DIR", run: runReport},
 		{name: "proof", usage: "verify [--json] [--solver LIST] [--timeout DURATION] [--context FILE]... PROOF SRC DST",
 			summary: "recheck a proof file (eqc check --proof) against the binaries, without the search", run: runProof},
-		{name: "smt", usage: "[--solver z3|z3-process|cvc5|boolector|portfolio] [--timeout DURATION] FILE",
+		{name: "smt", usage: "[--solver z3,z3-process,cvc5,boolector (a list races them)] [--timeout DURATION] FILE",
 			summary: "decide an SMT-LIB2 query with eqc's solver layer (a debugging aid)", run: runSMT},
 		{name: "version", summary: "print the version", run: runVersion},
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"eqc/align"
+	"eqc/align/verify"
 	"eqc/prove"
 )
 
@@ -26,7 +27,7 @@ func runProof(args []string, stdout, stderr io.Writer) int {
 }
 
 // runProofVerify is `eqc proof verify PROOF SRC DST`: recheck a proof file
-// against the two binaries with no search (align.Verify). It prints
+// against the two binaries with no search (verify.Verify). It prints
 // "<function> verified" or "<function> not-verified: <reason>" (one JSON
 // object with --json) and exits 0 when verified, 2 when not, 65 when the
 // proof or a binary cannot be read, 64 on a usage error.
@@ -61,11 +62,11 @@ func runProofVerify(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer s.Close()
-	req := align.VerifyRequest{Proof: pf, SrcPath: srcPath, DstPath: dstPath, Timeout: *timeout}
+	req := verify.Request{Proof: pf, SrcPath: srcPath, DstPath: dstPath, Timeout: *timeout}
 	if len(contexts) > 0 {
 		req.Context = contexts
 	}
-	v, err := align.Verify(context.Background(), req, s)
+	v, err := verify.Verify(context.Background(), req, s)
 	if err != nil {
 		fmt.Fprintf(stderr, "eqc proof verify: %v\n", err)
 		return exitBadInput
@@ -77,7 +78,7 @@ func runProofVerify(args []string, stdout, stderr io.Writer) int {
 	if *jsonOut {
 		json.NewEncoder(stdout).Encode(struct {
 			Proof string `json:"proof"`
-			align.Verification
+			verify.Verification
 		}{proofPath, v})
 		return status
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"eqc/ir"
+	"eqc/ir/smtlib"
 	"eqc/prove"
 )
 
@@ -43,7 +44,7 @@ func runSMT(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	b := ir.NewBuilder()
-	script, err := ir.ParseScript(b, string(text))
+	script, err := smtlib.ParseScript(b, string(text))
 	if err != nil {
 		fmt.Fprintf(stderr, "eqc smt: %s: %v\n", path, err)
 		return exitBadInput
@@ -62,10 +63,10 @@ func runSMT(args []string, stdout, stderr io.Writer) int {
 	r := s.Check(ctx, prove.Query{B: b, Assertions: script.Asserts})
 	fmt.Fprintf(stdout, "%v\n", r.Status)
 	switch r.Status {
-	case prove.Unknown:
+	case smtlib.Unknown:
 		fmt.Fprintf(stdout, "; reason: %s\n", r.Reason)
 		return exitUnknown
-	case prove.Sat:
+	case smtlib.Sat:
 		names := make([]string, 0, len(script.Names.Vars))
 		for name := range script.Names.Vars {
 			names = append(names, name)

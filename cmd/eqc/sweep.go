@@ -62,10 +62,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	switch *engine {
-	case align.EngineStatic, align.EngineData, align.EngineAuto:
-	default:
-		return usage("unknown engine %q (want static, data or auto)", *engine)
+	if err := align.ValidateEngine(*engine); err != nil {
+		return usage("%v", err)
 	}
 	if *timeout <= 0 {
 		return usage("--timeout must be positive")

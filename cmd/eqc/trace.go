@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,81 +13,9 @@ import (
 	"time"
 
 	"eqc/prove"
+	"eqc/prove/deadblocks"
 	"eqc/tracer"
-	"eqc/x86"
 )
-
-// traceRow is the per-function record of `eqc trace` (JSON Lines with
-// --json). The first fields are the CLI contract's.
-type traceRow struct {
-	File                string         `json:"file"`
-	Function            string         `json:"function"`
-	Vectors             int            `json:"vectors"`
-	Faults              int            `json:"faults"`
-	BlockCoverage       float64        `json:"block_coverage"` // covered / live blocks (dead ones left out)
-	InstructionsChecked int            `json:"instructions_checked"`
-	SemanticsMismatches int            `json:"semantics_mismatches"`
-	Mismatches          []mismatchJSON `json:"mismatches"`
-	Blocks              int            `json:"blocks"` // counted blocks, dead ones included
-	BlocksCovered       int            `json:"blocks_covered"`
-	BlocksLive          int            `json:"blocks_live"`             // blocks less dead_blocks: block_coverage's denominator
-	BlockCoverageAll    float64        `json:"block_coverage_all"`      // blocks_covered / blocks: dead blocks counted as missed
-	MissedBlocks        []string       `json:"missed_blocks"`           // start addresses (as in the object) of blocks never reached, dead ones included
-	DeadBlocks          []string       `json:"dead_blocks"`             // the missed blocks an SMT solver proved no execution reaches
-	DeadAnalysis        string         `json:"dead_analysis,omitempty"` // why missed blocks could not all be decided (unsupported code, solver unknowns)
-	Runs                int            `json:"runs"`
-	Timeouts            int            `json:"timeouts"`
-	Discarded           int            `json:"discarded"`
-	Layout              string         `json:"layout"`
-	CheckedSemantics    bool           `json:"checked_semantics"`
-	InstructionsRun     int            `json:"instructions_executed,omitempty"`
-	Unsupported         map[string]int `json:"unsupported_instructions,omitempty"`
-	Skipped             map[string]int `json:"skipped_instructions,omitempty"`
-	Uninterpreted       int            `json:"uninterpreted_parts,omitempty"`
-	Error               string         `json:"error,omitempty"`
-	report              *tracer.CrossCheckReport
-}
-
-type stateJSON struct {
-	Rip    string            `json:"rip"`
-	Rflags string            `json:"rflags"`
-	Regs   map[string]string `json:"regs"`
-	Xmm    map[string]string `json:"xmm"`
-	Mem    []memJSON         `json:"mem,omitempty"`
-}
-
-type memJSON struct {
-	Addr  string `json:"addr"`
-	Bytes string `json:"bytes"`
-}
-
-type mismatchJSON struct {
-	Function string    `json:"function"`
-	Addr     string    `json:"addr"`
-	Bytes    string    `json:"bytes"`
-	Intel    string    `json:"intel"`
-	Diffs    []string  `json:"diffs"`
-	Count    int       `json:"count"`
-	Pre      stateJSON `json:"pre"`
-	Post     stateJSON `json:"post"`
-}
-
-func stateToJSON(s *tracer.State) stateJSON {
-	out := stateJSON{Rip: fmt.Sprintf("%#x", s.Rip), Rflags: fmt.Sprintf("%#x", s.Rflags),
-		Regs: map[string]string{}, Xmm: map[string]string{}}
-	for i, r := range s.Regs {
-		out.Regs[tracer.RegNames[i]] = fmt.Sprintf("%#x", r)
-	}
-	for i, x := range s.Xmm {
-		if x != [2]uint64{} {
-			out.Xmm[fmt.Sprintf("xmm%d", i)] = fmt.Sprintf("%016x%016x", x[1], x[0])
-		}
-	}
-	for _, m := range s.Mem {
-		out.Mem = append(out.Mem, memJSON{Addr: fmt.Sprintf("%#x", m.Addr), Bytes: hex.EncodeToString(m.Bytes)})
-	}
-	return out
-}
 
 // traceArgs splits `FILE [--func NAME]...` with flags anywhere.
 func traceArgs(fs *flag.FlagSet, args []string) (file string, err error) {
@@ -149,52 +76,21 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	file, err := x86.Open(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "eqc trace: %v\n", err)
-		return exitBadInput
-	}
-	if file.Kind != x86.Relocatable {
-		fmt.Fprintf(stderr, "eqc trace: %s: not a relocatable object (%v); compile with -c\n", path, file.Kind)
-		return exitBadInput
-	}
-	names := []string(funcs)
-	if len(names) == 0 {
-		seen := map[string]bool{}
-		for _, f := range file.Functions {
-			if !seen[f.Name] {
-				seen[f.Name] = true
-				names = append(names, f.Name)
-			}
-		}
-	}
-	for _, n := range names {
-		if _, err := file.Func(n); err != nil {
-			fmt.Fprintf(stderr, "eqc trace: %v\n", err)
-			return exitBadInput
-		}
-	}
-	exe, err := tracer.Link(path, tracer.LinkOptions{})
+	obj, err := tracer.OpenObjectTrace(path, funcs)
 	if err != nil {
 		fmt.Fprintf(stderr, "eqc trace: %v\n", firstLine(err.Error()))
 		return exitBadInput
 	}
-	defer exe.Remove()
-	proc, err := tracer.Start(exe, tracer.Options{})
-	if err != nil {
-		fmt.Fprintf(stderr, "eqc trace: %s: %v\n", path, err)
-		return exitBadInput
-	}
-	defer proc.Close()
+	defer obj.Close()
 
-	var solver prove.Solver
+	opts := tracer.TraceOptions{Vectors: *nvec, Seed: *seed, CheckSemantics: *check}
 	if *dead {
 		s, _, err := prove.New(prove.Options{})
 		if err != nil {
 			fmt.Fprintf(stderr, "eqc trace: %v (dead blocks not proved)\n", err)
 		} else {
-			solver = s
 			defer s.Close()
+			opts.Dead = deadProver(s)
 		}
 	}
 
@@ -206,10 +102,11 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%-24s %7s %6s %14s %20s %20s\n", "function", "vectors", "faults", "block_coverage", "instructions_checked", "semantics_mismatches")
 	}
 	status := 0
-	for i, name := range names {
-		row := traceFunction(ctx, file, exe, proc, path, name, *nvec, *seed, *check, solver, func(s string) {
-			prog.show(fmt.Sprintf("[%d/%d] %s: %s", i+1, len(names), name, s))
-		})
+	for i, name := range obj.Funcs {
+		opts.Progress = func(s string) {
+			prog.show(fmt.Sprintf("[%d/%d] %s: %s", i+1, len(obj.Funcs), name, s))
+		}
+		row := obj.Trace(ctx, name, opts)
 		prog.clear()
 		if ctx.Err() != nil {
 			fmt.Fprintf(stderr, "eqc trace: interrupted\n")
@@ -241,70 +138,19 @@ func firstLine(s string) string {
 // proved by then counts as live.
 const deadTimeout = 2 * time.Minute
 
-func traceFunction(ctx context.Context, file *x86.File, exe *tracer.Executable, proc *tracer.Process,
-	path, name string, nvec int, seed int64, check bool, solver prove.Solver, progress func(string)) traceRow {
-	row := traceRow{File: path, Function: name, CheckedSemantics: check, Mismatches: []mismatchJSON{},
-		MissedBlocks: []string{}, DeadBlocks: []string{}}
-	t, err := tracer.NewTarget(file, exe, name)
-	if err != nil {
-		row.Error = err.Error()
-		return row
+// deadProver is the dead-block proof (prove/deadblocks) with solver s, as
+// the tracer's coverage takes it: each function's missed blocks within
+// deadTimeout, each query within 5 seconds.
+func deadProver(s prove.Solver) tracer.DeadProver {
+	return func(ctx context.Context, t *tracer.Target, missed []int) ([]int, string, error) {
+		ctx, cancel := context.WithTimeout(ctx, deadTimeout)
+		defer cancel()
+		rep, err := deadblocks.Prove(ctx, t.File, t.CFG, missed, deadblocks.Options{Solver: s, QueryTimeout: 5 * time.Second})
+		return rep.Dead, rep.Undecided(), err
 	}
-	t.Proc = proc
-	vs, err := tracer.Generate(ctx, []*tracer.Target{t}, tracer.GenerateOptions{Vectors: nvec, Seed: seed,
-		Progress: func(p tracer.GenProgress) {
-			progress(fmt.Sprintf("vectors: %d runs, %d kept, coverage %.0f%%", p.Runs, p.Kept, 100*p.Coverage))
-		}})
-	if err != nil {
-		row.Error = err.Error()
-		return row
-	}
-	cov := &vs.Coverage[0]
-	if solver != nil && len(cov.Missed()) > 0 {
-		progress(fmt.Sprintf("proving %d unreached blocks dead", len(cov.Missed())))
-		dctx, cancel := context.WithTimeout(ctx, deadTimeout)
-		rep, err := cov.ProveMissedDead(dctx, t, tracer.DeadOptions{Solver: solver, QueryTimeout: 5 * time.Second})
-		cancel()
-		switch {
-		case err != nil:
-			row.DeadAnalysis = err.Error()
-		case rep.Reason != "":
-			row.DeadAnalysis = rep.Reason
-		case rep.Unknown > 0:
-			row.DeadAnalysis = fmt.Sprintf("%d of %d solver queries undecided", rep.Unknown, rep.Queries)
-		}
-	}
-	row.Vectors, row.Faults, row.Runs, row.Timeouts, row.Discarded = len(vs.Vectors), vs.Faults, vs.Runs, vs.Timeouts, vs.Discarded
-	row.BlockCoverage, row.Blocks, row.BlocksCovered = cov.Fraction(), len(cov.Blocks), cov.Covered()
-	row.BlocksLive, row.BlockCoverageAll = cov.Live(), cov.FractionAll()
-	for _, b := range cov.Missed() {
-		row.MissedBlocks = append(row.MissedBlocks, fmt.Sprintf("%#x", t.CFG.Blocks[b].Start))
-	}
-	for _, b := range cov.Dead {
-		row.DeadBlocks = append(row.DeadBlocks, fmt.Sprintf("%#x", t.CFG.Blocks[b].Start))
-	}
-	row.Layout = vs.Layout.String()
-	if !check {
-		return row
-	}
-	progress(fmt.Sprintf("single-stepping %d vectors", len(vs.Vectors)))
-	rep, err := tracer.CrossCheck(ctx, t, vs.Vectors, tracer.CrossCheckOptions{})
-	if err != nil {
-		row.Error = err.Error()
-		return row
-	}
-	row.report = rep
-	row.InstructionsChecked, row.SemanticsMismatches = rep.Checked, rep.Mismatches
-	row.InstructionsRun, row.Unsupported, row.Skipped, row.Uninterpreted = rep.Executed, rep.Unsupported, rep.Skipped, rep.Uninterpreted
-	for _, m := range rep.First {
-		row.Mismatches = append(row.Mismatches, mismatchJSON{Function: m.Function, Addr: fmt.Sprintf("%#x", m.Addr),
-			Bytes: hex.EncodeToString(m.Bytes), Intel: m.Intel, Diffs: m.Diffs, Count: m.Count,
-			Pre: stateToJSON(&m.Pre), Post: stateToJSON(&m.Post)})
-	}
-	return row
 }
 
-func printTraceRow(w io.Writer, row traceRow, check bool, maxShow int) {
+func printTraceRow(w io.Writer, row *tracer.TraceReport, check bool, maxShow int) {
 	if row.Error != "" {
 		fmt.Fprintf(w, "%-24s error: %s\n", row.Function, row.Error)
 		return
@@ -318,12 +164,12 @@ func printTraceRow(w io.Writer, row traceRow, check bool, maxShow int) {
 		fmt.Fprintf(w, "    %d of %d blocks proved dead (left out of block_coverage): %s\n",
 			len(row.DeadBlocks), row.Blocks, strings.Join(row.DeadBlocks, " "))
 	}
-	if row.report == nil {
+	if row.CrossCheck == nil {
 		return
 	}
-	for i, m := range row.report.First {
+	for i, m := range row.CrossCheck.First {
 		if i >= maxShow {
-			fmt.Fprintf(w, "    ... %d more mismatching instructions (--json lists them)\n", len(row.report.First)-i)
+			fmt.Fprintf(w, "    ... %d more mismatching instructions (--json lists them)\n", len(row.CrossCheck.First)-i)
 			break
 		}
 		fmt.Fprintf(w, "    mismatch ×%d at %#x (%s): %x  %s\n", m.Count, m.Addr, m.Function, m.Bytes, m.Intel)

@@ -3,6 +3,8 @@ package z3
 import (
 	"context"
 	"testing"
+
+	"eqc/ir/smtlib"
 )
 
 const small = `(declare-const x (_ BitVec 64)) (declare-const y (_ BitVec 64))
@@ -22,7 +24,7 @@ func BenchmarkCheckSmallUnsat(b *testing.B) {
 			}
 			defer s.Close()
 			for b.Loop() {
-				if st, _, _, err := s.Check(context.Background(), c.prefix+small); err != nil || st != Unsat {
+				if st, _, _, err := s.Check(context.Background(), c.prefix+small); err != nil || st != smtlib.Unsat {
 					b.Fatal(st, err)
 				}
 			}

@@ -3,8 +3,9 @@
 // in-process. It exists because github.com/aclements/go-z3 is not served by
 // the module proxy here; it is written in that package's spirit (one context
 // per solver object, reference-counted objects, errors as Go errors) but
-// exposes only a text interface: a script goes in, a status and a model's
-// SMT-LIB text come out.
+// exposes only a text interface: a script goes in, a status (SMT-LIB's
+// check-sat response, smtlib.Status, the one every backend answers in) and
+// a model's SMT-LIB text come out.
 //
 // Invariants:
 //   - Each Solver owns one Z3 context created with Z3_mk_context_rc; every
@@ -45,28 +46,9 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"eqc/ir/smtlib"
 )
-
-// Status is the outcome of a check.
-type Status int
-
-// The three answers of a satisfiability check.
-const (
-	Unknown Status = iota
-	Sat
-	Unsat
-)
-
-func (s Status) String() string {
-	switch s {
-	case Sat:
-		return "sat"
-	case Unsat:
-		return "unsat"
-	default:
-		return "unknown"
-	}
-}
 
 // Error is an error reported by Z3 through its error code.
 type Error struct {
@@ -167,21 +149,21 @@ func (s *Solver) errOf(op string) error {
 // "timeout" or "canceled"). A deadline on ctx becomes Z3's "timeout"
 // parameter, and cancelling ctx interrupts the running check; both yield
 // Unknown, not an error. err is reserved for parse errors and Z3 failures.
-func (s *Solver) Check(ctx context.Context, script string) (status Status, model, reason string, err error) {
+func (s *Solver) Check(ctx context.Context, script string) (status smtlib.Status, model, reason string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ctx == nil {
-		return Unknown, "", "", ErrClosed
+		return smtlib.Unknown, "", "", ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
-		return Unknown, "", ctxReason(err), nil
+		return smtlib.Unknown, "", ctxReason(err), nil
 	}
 	if s.tainted.Load() {
 		C.Z3_del_context(s.ctx)
 		s.ctx = nil
 		c, err := newContext()
 		if err != nil {
-			return Unknown, "", "", err
+			return smtlib.Unknown, "", "", err
 		}
 		s.ctx = c
 		s.tainted.Store(false)
@@ -194,7 +176,7 @@ func (s *Solver) Check(ctx context.Context, script string) (status Status, model
 	if err := s.errOf("parse"); err != nil {
 		// The context, with anything the failed parse left in it, is
 		// deleted before the next query (errOf marked it tainted).
-		return Unknown, "", "", err
+		return smtlib.Unknown, "", "", err
 	}
 	C.Z3_ast_vector_inc_ref(c, vec)
 	defer C.Z3_ast_vector_dec_ref(c, vec)
@@ -202,7 +184,7 @@ func (s *Solver) Check(ctx context.Context, script string) (status Status, model
 	logic := setLogic(script)
 	if logic == "QF_BV" {
 		st, model, reason, err := s.checkWith(ctx, vec, s.mkBlastSolver())
-		if err != nil || st != Unknown || ctx.Err() != nil || reason == "timeout" || reason == "canceled" {
+		if err != nil || st != smtlib.Unknown || ctx.Err() != nil || reason == "timeout" || reason == "canceled" {
 			return st, model, reason, err
 		}
 		// The pipeline gave up for another reason (a tactic that does not
@@ -212,10 +194,10 @@ func (s *Solver) Check(ctx context.Context, script string) (status Status, model
 }
 
 // checkWith asserts vec into sol (which it takes ownership of) and checks.
-func (s *Solver) checkWith(ctx context.Context, vec C.Z3_ast_vector, sol C.Z3_solver) (status Status, model, reason string, err error) {
+func (s *Solver) checkWith(ctx context.Context, vec C.Z3_ast_vector, sol C.Z3_solver) (status smtlib.Status, model, reason string, err error) {
 	c := s.ctx
 	if err := s.errOf("mk_solver"); err != nil {
-		return Unknown, "", "", err
+		return smtlib.Unknown, "", "", err
 	}
 	C.Z3_solver_inc_ref(c, sol)
 	defer C.Z3_solver_dec_ref(c, sol)
@@ -223,13 +205,13 @@ func (s *Solver) checkWith(ctx context.Context, vec C.Z3_ast_vector, sol C.Z3_so
 	if dl, ok := ctx.Deadline(); ok {
 		ms := time.Until(dl).Milliseconds()
 		if ms < 1 {
-			return Unknown, "", "timeout", nil
+			return smtlib.Unknown, "", "timeout", nil
 		}
 		if ms > 1<<31 {
 			ms = 1 << 31 // Z3's timeout is an unsigned int of milliseconds
 		}
 		if err := s.setTimeout(sol, uint(ms)); err != nil {
-			return Unknown, "", "", err
+			return smtlib.Unknown, "", "", err
 		}
 	}
 
@@ -237,38 +219,38 @@ func (s *Solver) checkWith(ctx context.Context, vec C.Z3_ast_vector, sol C.Z3_so
 	for i := C.uint(0); i < n; i++ {
 		C.Z3_solver_assert(c, sol, C.Z3_ast_vector_get(c, vec, i))
 		if err := s.errOf("solver_assert"); err != nil {
-			return Unknown, "", "", err
+			return smtlib.Unknown, "", "", err
 		}
 	}
 
 	res, err := s.checkInterruptible(ctx, sol)
 	if err != nil {
-		return Unknown, "", "", err
+		return smtlib.Unknown, "", "", err
 	}
 	switch res {
 	case C.Z3_L_TRUE:
 		m := C.Z3_solver_get_model(c, sol)
 		if err := s.errOf("solver_get_model"); err != nil {
-			return Unknown, "", "", err
+			return smtlib.Unknown, "", "", err
 		}
 		C.Z3_model_inc_ref(c, m)
 		defer C.Z3_model_dec_ref(c, m)
 		text := C.GoString(C.Z3_model_to_string(c, m))
 		if err := s.errOf("model_to_string"); err != nil {
-			return Unknown, "", "", err
+			return smtlib.Unknown, "", "", err
 		}
-		return Sat, text, "", nil
+		return smtlib.Sat, text, "", nil
 	case C.Z3_L_FALSE:
-		return Unsat, "", "", nil
+		return smtlib.Unsat, "", "", nil
 	default:
 		if err := ctx.Err(); err != nil {
-			return Unknown, "", ctxReason(err), nil
+			return smtlib.Unknown, "", ctxReason(err), nil
 		}
 		r := C.GoString(C.Z3_solver_get_reason_unknown(c, sol))
 		if err := s.errOf("solver_get_reason_unknown"); err != nil {
-			return Unknown, "", "", err
+			return smtlib.Unknown, "", "", err
 		}
-		return Unknown, "", strings.TrimSpace(r), nil
+		return smtlib.Unknown, "", strings.TrimSpace(r), nil
 	}
 }
 
@@ -327,16 +309,11 @@ func (s *Solver) mkBlastSolver() C.Z3_solver {
 
 // setLogic returns L from a leading "(set-logic L)" in script, or "".
 func setLogic(script string) string {
-	t := strings.TrimLeft(script, " \t\r\n")
-	if !strings.HasPrefix(t, "(set-logic") {
+	first, err := smtlib.NewSExprReader(script).Next()
+	if err != nil || first.Head() != "set-logic" || len(first.List) != 2 || first.List[1].Kind != smtlib.SSymbol {
 		return ""
 	}
-	t = strings.TrimLeft(t[len("(set-logic"):], " \t\r\n")
-	end := strings.IndexAny(t, " \t\r\n)")
-	if end < 0 {
-		return ""
-	}
-	return t[:end]
+	return first.List[1].Atom
 }
 
 func (s *Solver) setTimeout(sol C.Z3_solver, ms uint) error {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"eqc/ir/smtlib"
 )
 
 func TestCheckBasic(t *testing.T) {
@@ -17,21 +19,21 @@ func TestCheckBasic(t *testing.T) {
 	defer s.Close()
 	cases := []struct {
 		name, script string
-		want         Status
+		want         smtlib.Status
 	}{
-		{"sat", "(declare-const x (_ BitVec 8)) (assert (= (bvadd x #x01) #x00))", Sat},
-		{"unsat", "(declare-const x (_ BitVec 8)) (assert (not (= (bvadd x x) (bvshl x #x01))))", Unsat},
-		{"logic, check-sat and get-model ignored", "(set-logic QF_BV) (set-option :produce-models true) (declare-fun x () (_ BitVec 8)) (assert (= x #x07)) (check-sat) (get-model) (exit)", Sat},
-		{"array", "(declare-const m (Array (_ BitVec 64) (_ BitVec 8))) (declare-const a (_ BitVec 64)) (assert (not (= (select (store m a #x01) a) #x01)))", Unsat},
-		{"uf", "(declare-fun f ((_ BitVec 8)) (_ BitVec 8)) (declare-const x (_ BitVec 8)) (assert (not (= (f x) (f (bvor x x)))))", Unsat},
-		{"declarations do not persist", "(declare-const x Bool) (assert x)", Sat},
+		{"sat", "(declare-const x (_ BitVec 8)) (assert (= (bvadd x #x01) #x00))", smtlib.Sat},
+		{"unsat", "(declare-const x (_ BitVec 8)) (assert (not (= (bvadd x x) (bvshl x #x01))))", smtlib.Unsat},
+		{"logic, check-sat and get-model ignored", "(set-logic QF_BV) (set-option :produce-models true) (declare-fun x () (_ BitVec 8)) (assert (= x #x07)) (check-sat) (get-model) (exit)", smtlib.Sat},
+		{"array", "(declare-const m (Array (_ BitVec 64) (_ BitVec 8))) (declare-const a (_ BitVec 64)) (assert (not (= (select (store m a #x01) a) #x01)))", smtlib.Unsat},
+		{"uf", "(declare-fun f ((_ BitVec 8)) (_ BitVec 8)) (declare-const x (_ BitVec 8)) (assert (not (= (f x) (f (bvor x x)))))", smtlib.Unsat},
+		{"declarations do not persist", "(declare-const x Bool) (assert x)", smtlib.Sat},
 		// QF_BV goes through blastPipeline: models come back through its
 		// model converters, solve-eqs included.
-		{"QF_BV sat", "(set-logic QF_BV) (declare-fun x () (_ BitVec 8)) (declare-fun y () (_ BitVec 8)) (assert (= y (bvadd x #x03))) (assert (= (bvmul y #x05) #x0f))", Sat},
-		{"QF_BV conditional sum", "(set-logic QF_BV)" + conditionalSum, Unsat},
+		{"QF_BV sat", "(set-logic QF_BV) (declare-fun x () (_ BitVec 8)) (declare-fun y () (_ BitVec 8)) (assert (= y (bvadd x #x03))) (assert (= (bvmul y #x05) #x0f))", smtlib.Sat},
+		{"QF_BV conditional sum", "(set-logic QF_BV)" + conditionalSum, smtlib.Unsat},
 		// A script that misstates its logic: the pipeline cannot bit-blast
 		// an array and gives up, and the logic's own solver answers.
-		{"QF_BV with an array", "(set-logic QF_BV) (declare-const m (Array (_ BitVec 64) (_ BitVec 8))) (declare-const a (_ BitVec 64)) (assert (not (= (select (store m a #x01) a) #x01)))", Unsat},
+		{"QF_BV with an array", "(set-logic QF_BV) (declare-const m (Array (_ BitVec 64) (_ BitVec 8))) (declare-const a (_ BitVec 64)) (assert (not (= (select (store m a #x01) a) #x01)))", smtlib.Unsat},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -42,7 +44,7 @@ func TestCheckBasic(t *testing.T) {
 			if st != c.want {
 				t.Fatalf("status %v (reason %q), want %v", st, reason, c.want)
 			}
-			if st == Sat && !strings.Contains(model, "define-fun") {
+			if st == smtlib.Sat && !strings.Contains(model, "define-fun") {
 				t.Errorf("model %q has no define-fun", model)
 			}
 		})
@@ -81,7 +83,7 @@ func TestParseErrorIsError(t *testing.T) {
 	}
 	// The solver is still usable after errors.
 	st, _, _, err := s.Check(context.Background(), "(declare-const b Bool) (assert b)")
-	if err != nil || st != Sat {
+	if err != nil || st != smtlib.Sat {
 		t.Fatalf("after errors: %v %v", st, err)
 	}
 }
@@ -127,7 +129,7 @@ func TestTimeoutAndCancel(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	st, _, reason, err := s.Check(ctx, hard)
-	if err != nil || st != Unknown || reason != "timeout" {
+	if err != nil || st != smtlib.Unknown || reason != "timeout" {
 		t.Fatalf("deadline: %v %q %v", st, reason, err)
 	}
 	if el := time.Since(start); el > 3*time.Second {
@@ -138,7 +140,7 @@ func TestTimeoutAndCancel(t *testing.T) {
 	go func() { time.Sleep(100 * time.Millisecond); cancel2() }()
 	start = time.Now()
 	st, _, reason, err = s.Check(ctx2, hard)
-	if err != nil || st != Unknown || reason != "canceled" {
+	if err != nil || st != smtlib.Unknown || reason != "canceled" {
 		t.Fatalf("cancel: %v %q %v", st, reason, err)
 	}
 	if el := time.Since(start); el > 3*time.Second {
@@ -147,7 +149,7 @@ func TestTimeoutAndCancel(t *testing.T) {
 
 	// The interrupted context was replaced; the next query is unaffected.
 	st, _, _, err = s.Check(context.Background(), "(declare-const b Bool) (assert (not b))")
-	if err != nil || st != Sat {
+	if err != nil || st != smtlib.Sat {
 		t.Fatalf("after interrupt: %v %v", st, err)
 	}
 }
@@ -189,7 +191,7 @@ func TestNoLeak(t *testing.T) {
 				script = script[len("(set-logic QF_ABV)"):] // the general solver
 			}
 			st, _, _, err := s.Check(context.Background(), script)
-			if err != nil || st == Unknown {
+			if err != nil || st == smtlib.Unknown {
 				t.Fatalf("query %d: %v %v", i, st, err)
 			}
 		}

@@ -1,0 +1,66 @@
+// Package product builds and proves the product program of an alignment
+// (align/product/pair): nodes pair a source anchor with a target anchor,
+// edges pair a target path set with a source path set. Both loop engines'
+// alignments become products here, and the proof checker rebuilds them
+// here.
+//
+//   - Build makes the product of an alignment: product nodes get their own
+//     variables, definitions over the entry state for components the runs
+//     show fixed, and one shared memory overlaid with each side's stack
+//     slots (product.go); every target step out of every node is an edge
+//     (a step split by via sets also gets an edge that must be impossible,
+//     for the paths outside them), and a cycle of edges on which the
+//     source stays is refused (build.go).
+//
+//   - Candidates are learned from the aligned states (learn.Learn, over
+//     the node's variables, the entry's, the low halves of int arguments
+//     and the values the entry path computed into registers the loop
+//     keeps, such as a vector loop's trip count (n − 1) >> 2,
+//     entryterms.go; plus searches the affine learner cannot do: a
+//     register mirroring memory at G + p + c, mirror.go, and a pointer
+//     G + c·ext(x) + d, based.go) and go through Houdini (prove.Houdini).
+//
+//   - Before any query, each edge's terms are rewritten so that the solver
+//     sees few store chains (stackalias.go, canon.go): stack reads pass
+//     computed-address stores; addresses are canonicalized to a base plus
+//     a constant; then any read passes a store the from-node's states show
+//     apart from it (a scalar global after an array store, one array after
+//     another), and the same is done for the target node's stack slots,
+//     its candidates' reads of globals and the exit observables. Each
+//     rewrite rests on a fact (disjointness, merged per pair of bases into
+//     one between the hulls; A = R + c, R preferring the node's pointer
+//     shapes G + p), guarded by the context it is needed in (the ite arms,
+//     conjuncts and disjuncts before it, as rewritten) and proved from the
+//     from-node's invariants: those behind the path conditions under the
+//     target's own path condition, the others under both (every obligation
+//     about post-states is about states that take the edge).
+//
+//   - After Houdini, an edge whose runs show a loop counter (or a pointer
+//     G + c, or an affine function of the entry values, such as a vector
+//     loop's end minus one stride) with one value wherever they take it,
+//     typically a loop exit, is rebuilt with those variables pinned to that
+//     value once the solver shows the value follows from the invariants
+//     and the target's path condition (pin.go): the last iteration and a
+//     scalar tail then meet at constant addresses. A pinned edge that fails
+//     an obligation, or whose obligations take more than a minute, is
+//     checked again as first built.
+//
+//   - Under the OBVA model, for a source that takes a pointer, every source
+//     access through an address not derived from the entry rsp
+//     (ub.FrameTaint) is taken to miss the frame wherever the source makes
+//     it (obva.go): a hypothesis per path prefix, listed among the
+//     assumptions.
+//
+//   - The obligations (obligations.go): at every edge, the source takes its
+//     paired paths when the target takes its own, and faults exactly when
+//     the target does; the target node's definitions hold and its memory
+//     form is kept; at the exit the observables agree; a target edge with
+//     no source partner is impossible. Every pairing, definition, memory
+//     form, fact and exit observable is an obligation the solver must
+//     answer Unsat; the runs only suggest. Prove runs Houdini and
+//     discharges them; Discharge with inductive set also proves the
+//     invariants (the proof checker's way).
+//
+//   - An equivalent product is recorded as a prove.ProofFile (proof.go):
+//     the product graph, invariants, assumptions, obligations.
+package product

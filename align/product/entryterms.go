@@ -1,0 +1,90 @@
+package product
+
+import (
+	"eqc/align/product/pair"
+	"eqc/ir"
+	"eqc/x86"
+)
+
+// Entry-path terms. A vectorized loop over an argument-bounded range keeps
+// values the code before it computed once, such as its trip count
+// ((n − 1) >> 2), in registers the loop never writes. Affine learning over
+// the node's variables and the entry's cannot name such a value, so the
+// equality that bounds the vector loop is never guessed. The TFG names
+// it: the register's value on the path from the function's entry to the
+// node, as a term over the entry state. These terms join the learning
+// columns, so c = term is guessed when the samples agree, and Houdini
+// keeps it when the loop preserves it (the thesis's tier-1 guesses take
+// program values from the TFGs the same way, §2.4.2).
+
+// maxEntryTermSize bounds the terms kept (nodes in the term DAG).
+const maxEntryTermSize = 24
+
+// entryPathTerms returns the values n's fresh registers hold on arrival
+// from the function entry, over the entry state, when they are computed
+// (not a variable, a constant or a variable plus a constant, which
+// define already covers) and read no memory.
+func (pr *Product) entryPathTerms(n *PNode) []ir.Term {
+	b := pr.p.B
+	entry := pr.Nodes[0]
+	key := [2]ir.NodeID{n.Key.Src, n.Key.Dst}
+	seen := map[ir.Term]bool{}
+	var out []ir.Term
+	for side := 0; side < 2; side++ {
+		g := pr.sideTFG(side)
+		if key[side] == g.Entry {
+			continue
+		}
+		anchors := pair.AnchorSet(g)
+		ps := g.PathSet(g.Entry, key[side], ir.PathOptions{Through: func(v ir.NodeID) bool { return !anchors[v] }})
+		if ps == nil {
+			continue
+		}
+		st := entry.Src
+		if side == 1 {
+			st = entry.Dst
+		}
+		sub := pr.stateSubst(g, st)
+		for _, c := range n.comps {
+			if c.side != side || !c.fresh || c.dead || c.state < 0 || c.state == x86.StateMem {
+				continue
+			}
+			if so := b.Sort(c.term); !so.IsBV() || so.Width > 64 {
+				continue
+			}
+			t := pr.simp.Simplify(sub.Apply(ps.Transfer[c.state]))
+			if seen[t] || !pr.computedEntryTerm(t) {
+				continue
+			}
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// computedEntryTerm reports whether t is worth a learning column: small,
+// free of memory, and more than a variable plus a constant.
+func (pr *Product) computedEntryTerm(t ir.Term) bool {
+	b := pr.p.B
+	switch b.Op(t) {
+	case ir.OpVar, ir.OpConst:
+		return false
+	case ir.OpAdd:
+		x, y := b.Arg(t, 0), b.Arg(t, 1)
+		if b.Op(x) == ir.OpVar && b.Op(y) == ir.OpConst {
+			return false
+		}
+	}
+	post := b.PostOrder(t)
+	if len(post) > maxEntryTermSize {
+		return false
+	}
+	for _, u := range post {
+		switch b.Op(u) {
+		case ir.OpSelect, ir.OpStore, ir.OpApply:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,33 @@
+package product
+
+import (
+	"eqc/ir"
+	"eqc/ub"
+)
+
+// Hooks for the external tests (obva_test.go), which build products from
+// the static engine's alignments and look at what the OBVA model adds.
+
+// OBVAHyps are e's hypotheses under the OBVA model.
+func OBVAHyps(e *PEdge) []ir.Term { return e.obvaHyps }
+
+// Taint is pr's frame taint analysis; nil without the OBVA model.
+func Taint(pr *Product) *ub.FrameTaint { return pr.taint }
+
+// SlotVar is one source stack slot of a product node: its offset from the
+// entry rsp and its term at the node.
+type SlotVar struct {
+	Off  int64
+	Term ir.Term
+}
+
+// SrcSlotVars lists the source side's stack slots of n.
+func SrcSlotVars(n *PNode) []SlotVar {
+	var out []SlotVar
+	for _, c := range n.comps {
+		if c.side == 0 && c.state < 0 {
+			out = append(out, SlotVar{c.slot.Off, c.term})
+		}
+	}
+	return out
+}

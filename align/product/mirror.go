@@ -1,0 +1,205 @@
+package product
+
+import (
+	"fmt"
+
+	"eqc/align/product/pair"
+	"eqc/ir"
+	"eqc/learn"
+	"eqc/x86"
+)
+
+// Mirror candidates: a register that holds a copy of memory the loop keeps
+// rewriting. A vectorized recurrence carries the last vector it stored in a
+// register instead of reading it back (s1221's b[i-4..i-1] in xmm0; clang's
+// s3251 keeps a[i] in the top lane of xmm0), so the memory the source reads
+// and the register the target reads agree only through an invariant
+//
+//	lane = M[G + p + off]
+//
+// with G a global, p a 64-bit variable of the node and off a constant.
+// The affine learner cannot see it (memory is not a column), so these are
+// found by search: on one state, the value of every lane is looked up
+// among the words at G + p + off for each global G (or none), variable p
+// and offset off near a constant the programs' addresses use; a match
+// becomes a candidate when every state agrees, and Houdini decides.
+
+// maxMirrorSamples bounds the states a mirror candidate is checked on.
+const maxMirrorSamples = 64
+
+// maxMirrorCandidates bounds the candidates of one node.
+const maxMirrorCandidates = 32
+
+// mirrorColumn is a value the node holds: a 32-bit lane of a vector
+// register or a 32- or 64-bit variable.
+type mirrorColumn struct {
+	term  ir.Term
+	width uint32 // bytes
+	value func(sample) uint64
+}
+
+// mirrorAddr is one address shape G + p + off.
+type mirrorAddr struct {
+	global ir.Term // NoTerm: none
+	ptr    comp
+	off    uint64
+}
+
+// mirrorCandidates returns the candidates lane = M[G + p + off] that hold on
+// every one of n's samples.
+func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []learn.Candidate {
+	b := pr.p.B
+	if n.mem == ir.NoTerm || len(samples) < 4 {
+		return nil
+	}
+	var cols []mirrorColumn
+	var ptrs []comp
+	for _, c := range n.comps {
+		if !c.fresh || c.dead {
+			continue
+		}
+		c := c
+		so := b.Sort(c.term)
+		switch {
+		case !so.IsBV():
+		case so.Width == 64:
+			ptrs = append(ptrs, c)
+			cols = append(cols, mirrorColumn{c.term, 8, func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() }})
+		case so.Width == 32:
+			cols = append(cols, mirrorColumn{c.term, 4, func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() }})
+		case so.Width == 128 && c.state >= x86.StateXMM0 && c.state < x86.StateXMM0+16:
+			for lane := uint32(0); lane < 4; lane++ {
+				lane := lane
+				cols = append(cols, mirrorColumn{b.Extract(c.term, 32*lane+31, 32*lane), 4, func(sm sample) uint64 {
+					return pr.compValue(sm, c).BV().Extract(32*lane+31, 32*lane).Uint64()
+				}})
+			}
+		}
+	}
+	if len(cols) == 0 || len(ptrs) == 0 {
+		return nil
+	}
+	globals := append([]ir.Term{ir.NoTerm}, pr.p.GlobalVars()...)
+	offs := pr.p.AddressOffsets()
+	// The search state: the first sample whose memory was randomized
+	// where it matters is not known in advance, so each column is looked
+	// up on the first sample where its value is not one byte repeated
+	// (the memory's default pattern).
+	type key struct {
+		v     uint64
+		width uint32
+	}
+	indexes := map[int]map[key][]mirrorAddr{}
+	index := func(k int) map[key][]mirrorAddr {
+		if ix, ok := indexes[k]; ok {
+			return ix
+		}
+		sm := samples[k]
+		mem := sm.d[x86.StateMem].Mem()
+		ix := map[key][]mirrorAddr{}
+		for _, g := range globals {
+			gv := uint64(0)
+			if g != ir.NoTerm {
+				gv = pr.entryValue(sm, g)
+			}
+			for _, p := range ptrs {
+				pv := pr.compValue(sm, p).BV().Uint64()
+				for _, off := range offs {
+					a := gv + pv + off
+					if pr.inStack(sm, a) {
+						continue
+					}
+					bs := mem.Read(a, 8)
+					var v uint64
+					for i, x := range bs {
+						v |= uint64(x) << (8 * i)
+					}
+					at := mirrorAddr{g, p, off}
+					ix[key{v & 0xffffffff, 4}] = append(ix[key{v & 0xffffffff, 4}], at)
+					ix[key{v, 8}] = append(ix[key{v, 8}], at)
+				}
+			}
+		}
+		indexes[k] = ix
+		return ix
+	}
+	var out []learn.Candidate
+	for _, col := range cols {
+		k := -1
+		for i, sm := range samples {
+			if v := col.value(sm); !repeatedByte(v, col.width) {
+				k = i
+				break
+			}
+		}
+		if k < 0 {
+			continue
+		}
+		for _, at := range index(k)[key{col.value(samples[k]), col.width}] {
+			if !pr.mirrorHolds(col, at, samples) {
+				continue
+			}
+			// The shape canonical addresses take (pointerBases).
+			base := at.ptr.term
+			if at.global != ir.NoTerm {
+				base = pr.simp.Simplify(b.Add(at.global, base))
+			}
+			addr := pr.simp.Simplify(b.Add(base, b.Const(64, at.off)))
+			t := b.Eq(col.term, b.Select(n.mem, addr, col.width))
+			out = append(out, learn.Candidate{Term: t, Kind: learn.Equality, Desc: fmt.Sprintf("%s = M[%s]", b.Short(col.term), b.Short(addr))})
+			if len(out) >= maxMirrorCandidates {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// mirrorHolds checks col = M[at] on every sample, with the address moving
+// within a run (a fixed address is a plain global, which the learner
+// covers) and never in the stack.
+func (pr *Product) mirrorHolds(col mirrorColumn, at mirrorAddr, samples []sample) bool {
+	moved := false
+	first := map[*pair.CoRun]uint64{}
+	for _, sm := range samples {
+		pv := pr.compValue(sm, at.ptr).BV().Uint64()
+		a := pv + at.off
+		if at.global != ir.NoTerm {
+			a += pr.entryValue(sm, at.global)
+		}
+		if pr.inStack(sm, a) {
+			return false
+		}
+		if f, ok := first[sm.cr]; !ok {
+			first[sm.cr] = pv
+		} else if f != pv {
+			moved = true
+		}
+		var v uint64
+		for j, x := range sm.d[x86.StateMem].Mem().Read(a, int(col.width)) {
+			v |= uint64(x) << (8 * j)
+		}
+		if v != col.value(sm) {
+			return false
+		}
+	}
+	return moved
+}
+
+// inStack reports whether address a (and the 8 bytes from it) may touch
+// the stack region of sm's run, which the precondition keeps globals out
+// of.
+func (pr *Product) inStack(sm sample, a uint64) bool {
+	lo := sm.cr.RSP0 - pair.StackLimit - 8 // [lo, rsp0+8): a starts within 8 bytes below the region or in it
+	return a-lo < pair.StackLimit+16
+}
+
+// repeatedByte reports whether the width-byte value v is one byte repeated.
+func repeatedByte(v uint64, width uint32) bool {
+	for i := uint32(1); i < width; i++ {
+		if byte(v>>(8*i)) != byte(v) {
+			return false
+		}
+	}
+	return true
+}

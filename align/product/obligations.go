@@ -1,0 +1,288 @@
+package product
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"eqc/align/product/pair"
+	"eqc/ir"
+	"eqc/ir/smtlib"
+	"eqc/prove"
+	"eqc/x86"
+)
+
+// The loop engine: functions with loops (and without calls). It
+// co-executes the two lifted functions, correlates their anchors, builds
+// the product program, learns candidate invariants at every product node
+// from the aligned states, keeps the inductive ones with Houdini, and
+// discharges the product's obligations:
+//
+//   - correspondence: at every product edge, when the target takes its
+//     path set the source takes the paired one, and faults on it exactly
+//     when the target does;
+//   - the target node's definitions hold and its memory form is kept (the
+//     two memories agree outside its stack slots);
+//   - at the exit, the observables agree (as in the loop-free engine);
+//   - a target edge with no source partner is impossible at its node.
+//
+// Every target edge between anchors out of every product node is paired,
+// so every target run is a sequence of product edges, each matched by a
+// nonempty source run with the same observables at the end; a target that
+// loops forever makes the source loop forever too.
+
+// Prove runs Houdini over the product's candidates and discharges every
+// obligation. Houdini has made the invariants inductive already, so the
+// discharge does not ask that again (the proof checker does).
+func (pr *Product) Prove(ctx context.Context, s prove.Solver, pre ir.Term) *pair.Outcome {
+	queries, unknown := pr.houdini(ctx, s, pre)
+	cands, invs := 0, 0
+	for _, n := range pr.Nodes {
+		cands += len(n.Candidates)
+		invs += len(n.Invariants)
+	}
+	if unknown != "" {
+		return &pair.Outcome{Verdict: pair.Unknown, Reason: "invariants: " + unknown, SMTQueries: queries, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges), Candidates: cands}
+	}
+	out := pr.Discharge(ctx, s, pre, false)
+	out.SMTQueries += queries
+	out.Candidates, out.Invariants = cands, invs
+	return out
+}
+
+// houdini keeps the largest inductive subset of every node's candidates
+// as its Invariants. It returns the queries it made and, when the fixpoint
+// could not be reached, why.
+func (pr *Product) houdini(ctx context.Context, s prove.Solver, pre ir.Term) (int, string) {
+	cands := make([][]ir.Term, len(pr.Nodes))
+	for _, n := range pr.Nodes {
+		for _, c := range n.Candidates {
+			cands[n.ID] = append(cands[n.ID], c.Term)
+		}
+	}
+	var hedges []prove.HoudiniEdge
+	for _, e := range pr.Edges {
+		if e.Infeasible || len(cands[e.To]) == 0 {
+			continue
+		}
+		hedges = append(hedges, prove.HoudiniEdge{From: e.From, To: e.To, Pre: pr.edgePre(e, pre), Post: pr.post(e)})
+	}
+	h := prove.Houdini(ctx, s, pr.p.B, cands, hedges)
+	if h.Unknown != "" {
+		return h.Queries, h.Unknown
+	}
+	for _, n := range pr.Nodes {
+		n.Invariants = h.Invariants(cands, n.ID)
+	}
+	return h.Queries, ""
+}
+
+// edgePre are the assumptions of paired edge e besides its from-node's
+// invariants: the precondition, both sides take their paths, the target
+// does not fault.
+func (pr *Product) edgePre(e *PEdge, pre ir.Term) []ir.Term {
+	b := pr.p.B
+	return append([]ir.Term{pre, e.condD, b.Not(e.faultD), e.condS}, e.obvaHyps...)
+}
+
+// post maps a term over e's to-node variables to what it says after e,
+// over the from-node's state.
+func (pr *Product) post(e *PEdge) func(ir.Term) ir.Term {
+	sub := pr.postSubst(e)
+	simp := pr.simp
+	return func(t ir.Term) ir.Term { return simp.Simplify(sub.Apply(t)) }
+}
+
+// Discharge checks every obligation of the product given the nodes'
+// Invariants. With inductive set it also proves the invariants: those of
+// the entry node follow from the precondition, and along every paired edge
+// the from-node's invariants imply the to-node's after the edge.
+func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, inductive bool) *pair.Outcome {
+	b := pr.p.B
+	out := &pair.Outcome{Verdict: pair.Unknown, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges)}
+	qctx := ctx // the queries' context: shorter while a pinned edge is tried
+	check := func(name string, assertions ...ir.Term) bool {
+		t0 := time.Now()
+		r := s.Check(qctx, prove.Query{B: b, Assertions: append([]ir.Term{pre}, assertions...)})
+		out.SMTQueries++
+		if pair.Debug {
+			fmt.Fprintf(os.Stderr, "eqc: %s: %v in %v\n", name, r.Status, time.Since(t0))
+		}
+		if prove.DumpQuery != nil {
+			prove.DumpQuery(fmt.Sprintf("q%d", out.SMTQueries), prove.Query{B: b, Assertions: append([]ir.Term{pre}, assertions...)})
+		}
+		out.Obligations = append(out.Obligations, pair.Obligation{Name: name, Status: r.Status, Reason: r.Reason})
+		switch r.Status {
+		case smtlib.Unsat:
+			return true
+		case smtlib.Sat:
+			out.Reason = "invariants-too-weak: " + name
+		default:
+			out.Reason = "solver-unknown: " + name + ": " + r.Reason
+			if ctx.Err() != nil {
+				out.Reason = "timeout"
+			}
+		}
+		return false
+	}
+	if entry := pr.Nodes[0]; inductive && len(entry.Invariants) > 0 {
+		if !check("n0: invariants hold at the entry", b.Not(b.And(entry.Invariants...))) {
+			return out
+		}
+	}
+	for _, e := range pr.Edges {
+		q, rebuilt := pr.settlePins(ctx, s, pre, e)
+		out.SMTQueries += q
+		done := len(out.Obligations)
+		var cancel context.CancelFunc
+		if rebuilt {
+			qctx, cancel = context.WithTimeout(ctx, pinnedBudget(ctx))
+		}
+		ok := pr.edgeObligations(e, rebuilt, inductive, pre, check)
+		if cancel != nil {
+			cancel()
+			qctx = ctx
+		}
+		if ok {
+			continue
+		}
+		if !rebuilt || ctx.Err() != nil {
+			return out
+		}
+		// The pins left something the edge's obligations needed (an
+		// address over a variable no pin covers, whose canonical form
+		// came from the node's states), or made a query harder (a memory
+		// query the solver had solved over the loop's own addresses): the
+		// edge as it was built.
+		out.Obligations, out.Reason = out.Obligations[:done], ""
+		e.pins = nil
+		pr.buildEdge(e)
+		if !pr.edgeObligations(e, true, inductive, pre, check) {
+			return out
+		}
+	}
+	out.Verdict, out.Reason = pair.Equivalent, ""
+	return out
+}
+
+// pinnedEdgeBudget bounds the time a pinned edge's obligations may take
+// before the edge is checked as first built instead, at least.
+const pinnedEdgeBudget = 60 * time.Second
+
+// pinnedBudget is the pinned edge's budget: half the time left to the
+// check, but never below pinnedEdgeBudget. A fixed minute was too tight:
+// gcc's flip_words pins its exit edge and needs 40–55 s there, while the
+// edge as first built needs over four minutes, so a slow run fell back
+// and timed out.
+func pinnedBudget(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return max(pinnedEdgeBudget, time.Until(d)/2)
+	}
+	return pinnedEdgeBudget
+}
+
+// edgeObligations checks the obligations of edge e given the nodes'
+// Invariants (with inductive or rebuilt, also that e preserves its
+// to-node's invariants); false at the first that fails, which check has
+// recorded.
+func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Term, check func(string, ...ir.Term) bool) bool {
+	b := pr.p.B
+	sg, dg := pr.p.Src.TFG, pr.p.Dst.TFG
+	from := pr.Nodes[e.From]
+	inv := b.And(append(append([]ir.Term(nil), from.Invariants...), e.obvaHyps...)...)
+	where := fmt.Sprintf("n%d→dst %#x", e.From, dg.Nodes[e.DstTo].PC)
+	if len(e.except) > 0 {
+		where += " outside its via sets"
+	}
+	if !e.Infeasible {
+		where = fmt.Sprintf("n%d→n%d (dst %#x, src %#x×%d)", e.From, e.To, dg.Nodes[e.DstTo].PC, sg.Nodes[e.Spec.To].PC, e.Spec.Arrivals)
+	}
+	// The facts behind the rewritten path conditions hold where the
+	// target takes its path (condD0, as the path set gives it); those
+	// behind the rest where both sides take theirs. Every later
+	// obligation assumes condD, and those about the posts condS too,
+	// which the first facts make the path sets' own conditions.
+	if len(e.condFacts) > 0 && !check(where+": addresses in the path conditions do not overlap", inv, e.condD0, b.Not(b.And(e.condFacts...))) {
+		return false
+	}
+	// The pins are among those facts, so the remaining obligations,
+	// about states that take the edge, may read the invariants with
+	// the pinned variables replaced like the edge's terms.
+	inv = pr.pinned(e, inv)
+	if e.Infeasible {
+		// Outside the paths of the step's via sets, when it is split.
+		outside := []ir.Term{inv, e.condD}
+		for _, sib := range e.except {
+			outside = append(outside, b.Not(sib.condD0))
+		}
+		return check(where+": target edge impossible", outside...)
+	}
+	if pair.Debug {
+		for _, f := range e.facts {
+			fmt.Fprintf(os.Stderr, "eqc: %s fact %s\n", where, pr.p.B.Short(f))
+		}
+		for _, f := range e.obvaHyps {
+			fmt.Fprintf(os.Stderr, "eqc: %s obva %s\n", where, pr.p.B.Short(f))
+		}
+	}
+	if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", append([]ir.Term{inv, e.condD, e.condS}, append(e.condFacts, b.Not(b.And(e.facts...)))...)...) {
+		return false
+	}
+	if to := pr.Nodes[e.To]; (inductive || rebuilt) && len(to.Invariants) > 0 {
+		post := pr.post(e)(b.And(to.Invariants...))
+		if !check(where+": invariants of the target node are inductive", append(append(pr.edgePre(e, pre)[1:], inv), b.Not(post))...) {
+			return false
+		}
+	}
+	if !check(where+": source takes the paired paths", inv, e.condD, b.Not(e.condS)) {
+		return false
+	}
+	if !check(where+": same faults", inv, e.condD, e.condS, b.Xor(e.faultD, e.faultS)) {
+		return false
+	}
+	live := []ir.Term{inv, e.condD, e.condS, b.Not(e.faultD)}
+	to := pr.Nodes[e.To]
+	if pair.IsEnd(dg, to.Key.Dst) {
+		if dg.Nodes[to.Key.Dst].Kind == ir.NodeHalt {
+			return true // both end abnormally
+		}
+		return pr.exitObligations(e, live, check)
+	}
+	var defs []ir.Term
+	for _, c := range to.comps {
+		if !c.fresh {
+			defs = append(defs, b.Eq(pr.postValue(e, c), c.term))
+		}
+	}
+	if len(defs) > 0 && !check(where+": definitions at the target node", append(live, b.Not(b.And(defs...)))...) {
+		return false
+	}
+	// Memory form: the post-memories agree outside the node's slots.
+	a := b.Var("obligation.addr", ir.BVSort(64))
+	outside := []ir.Term{}
+	for side := 0; side < 2; side++ {
+		for _, sl := range to.slots[side] {
+			lo := pr.slotAddr(sl)
+			outside = append(outside, b.Not(b.And(b.Ule(lo, a), b.Ult(a, pr.simp.Simplify(b.Add(lo, b.Const(64, uint64(sl.Size))))))))
+		}
+	}
+	ms := pr.simp.Simplify(b.Select(e.postS[x86.StateMem], a, 1))
+	md := pr.simp.Simplify(b.Select(e.postD[x86.StateMem], a, 1))
+	return check(where+": memories agree outside the stack slots", append(append(live, outside...), b.Not(b.Eq(ms, md)))...)
+}
+
+// exitObligations checks the observables at the return along e.
+func (pr *Product) exitObligations(e *PEdge, live []ir.Term, check func(string, ...ir.Term) bool) bool {
+	b := pr.p.B
+	obs := e.exitObs
+	if obs == nil {
+		obs = pr.p.Observables(e.postS, e.postD)
+	}
+	for _, o := range obs {
+		if !check("exit: "+o.Name, append(live, b.Not(b.Eq(o.Src, o.Dst)))...) {
+			return false
+		}
+	}
+	return check("exit: memory outside the stack", append(live, pr.p.MemoryDiffersOutsideStack(e.postS[x86.StateMem], e.postD[x86.StateMem], pr.simp)...)...)
+}

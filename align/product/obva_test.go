@@ -1,0 +1,84 @@
+package product_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"eqc/align/correlate"
+	"eqc/align/internal/aligntest"
+	"eqc/align/product"
+	"eqc/align/product/pair"
+)
+
+// TestOBVAFlipWords builds the product of the seed's bit-flip loop over a
+// pointer argument (gcc-12 -O0 against -O3): a vector loop of 4 ints and a
+// scalar tail of 0 to 3, which the correlation pairs with up to 7 source
+// iterations. Under OBVA the array pointer and the counter are not derived
+// from rsp, the frame pointer is, and every edge on which the source stores
+// through the array has hypotheses; without the model, none.
+func TestOBVAFlipWords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles with gcc-12")
+	}
+	objs := aligntest.CompileC(t, "gcc-12", "flip", "void flip_words(int *array, int len)\n{\n\tfor (int i = 0; i < len; i++)\n\t\tarray[i] = ~array[i];\n}\n", "O0", "O3")
+	for _, obva := range []bool{true, false} {
+		p, err := pair.Load(objs["O0"], "flip_words", objs["O3"], "flip_words")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.OBVA = obva
+		runs := p.CoExecuteAll(context.Background())
+		aligns, _, _ := correlate.Engine{}.Alignments(context.Background(), p, runs, 1)
+		if len(aligns) == 0 {
+			t.Fatal("no alignment of the co-executions")
+		}
+		pr, reason := product.Build(p, aligns[0], runs, false)
+		if pr == nil {
+			t.Fatal(reason)
+		}
+		_, assumptions := p.LoopPrecondition()
+		if got := slices.Contains(assumptions, pair.OBVAAssumption); got != obva {
+			t.Errorf("OBVA %v: the assumptions list the model: %v", obva, got)
+		}
+		if !obva {
+			for _, e := range pr.Edges {
+				if len(product.OBVAHyps(e)) > 0 {
+					t.Errorf("without the model, edge n%d→n%d has hypotheses", e.From, e.To)
+				}
+			}
+			continue
+		}
+		if product.Taint(pr) == nil {
+			t.Fatal("no taint analysis under the model")
+		}
+		for _, n := range pr.Nodes {
+			for _, sl := range product.SrcSlotVars(n) {
+				name := p.B.Short(sl.Term)
+				derived := product.Taint(pr).Derived(sl.Term)
+				switch {
+				case sl.Off == -0x8:
+					// The saved caller's rbp: not derived.
+					if derived {
+						t.Errorf("n%d: saved rbp slot %s derived", n.ID, name)
+					}
+				case derived:
+					t.Errorf("n%d: slot %s derived (array pointer, counter or bound)", n.ID, name)
+				}
+			}
+		}
+		with := 0
+		for _, e := range pr.Edges {
+			if e.Infeasible || e.Spec.Mu == 0 {
+				continue
+			}
+			if len(product.OBVAHyps(e)) == 0 {
+				t.Errorf("edge n%d→n%d (≤%d source iterations) has no hypotheses", e.From, e.To, e.Spec.Mu)
+			}
+			with++
+		}
+		if with == 0 {
+			t.Error("no edge takes the source around its loop")
+		}
+	}
+}

@@ -1,0 +1,526 @@
+package pair
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	"eqc/ir"
+	"eqc/x86"
+)
+
+// Co-execution bounds: the first run goes far (often to the end, which is
+// what pins the exit's correlation and the loop bounds); the others only
+// add variety for learning.
+const (
+	longRunSteps  = 150000
+	shortRunSteps = 4000
+	coRuns        = 8
+)
+
+// Co-execution: both lifted functions run on the same concrete entry
+// state with the evaluator (not natively: the product program is about the
+// lifted TFGs, and the evaluator sees every anchor, every stack store and
+// every register). The runs supply the loop engine with what the solver
+// cannot guess cheaply: how far the source must run for each step of the
+// target (the correlation), the stack slots each side keeps, and the
+// concrete states at each product node that invariants are learned from.
+// Nothing here is trusted: every correlation and invariant it suggests is
+// proved by the solver or dropped.
+
+// Visit is one arrival of a run at an anchor.
+type Visit struct {
+	Node     ir.NodeID
+	State    []ir.Value
+	Retreats int   // retreating edges taken before this arrival
+	Path     []int // target runs: the IDs of the edges taken since the last arrival
+}
+
+// Run is one side's run from the entry.
+type Run struct {
+	Visits []Visit
+	// stackStores are the (offset from the entry rsp, size) of every store
+	// into the stack region the run made.
+	stackStores map[[2]int64]bool
+	Ended       bool              // reached a node with no edges out (not cut by the step cap)
+	counts      map[ir.NodeID]int // arrivals per node, filled when the run ends
+	fault       bool
+}
+
+// CoRun is one co-execution: both sides from one entry state.
+type CoRun struct {
+	env *hashEnv
+	// Globals are the addresses the run gives the globals, by address
+	// variable ("&sym"), as env evaluates them.
+	Globals  map[string]uint64
+	Entry    []ir.Value // the shared entry state, in src state order
+	RSP0     uint64
+	Src, Dst *Run
+}
+
+// Env evaluates the run's free variables and uninterpreted functions, as
+// both sides met them.
+func (cr *CoRun) Env() ir.Env { return cr.env }
+
+// hashEnv gives every free variable a value derived from its name and the
+// run's seed (global addresses are placed apart), and every
+// uninterpreted function a value derived from its arguments, so that the
+// two sides meet the same values for the same names.
+type hashEnv struct {
+	seed    uint64
+	globals map[string]uint64
+}
+
+func (e *hashEnv) hash(s string, xs ...uint64) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s", e.seed, s)
+	for _, x := range xs {
+		fmt.Fprintf(h, "/%x", x)
+	}
+	v := h.Sum64()
+	v ^= v >> 29
+	v *= 0xbf58476d1ce4e5b9
+	return v ^ v>>32
+}
+
+func (e *hashEnv) VarValue(b *ir.Builder, t ir.Term) (ir.Value, bool) {
+	name := b.VarName(t)
+	if a, ok := e.globals[name]; ok {
+		return ir.BVValue(ir.NewBV(64, a)), true
+	}
+	return ir.ValueFromHash(b.Sort(t), e.hash(name)), true
+}
+
+func (e *hashEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
+	if f.Result.Kind == ir.KindMem {
+		return args[len(args)-1], true
+	}
+	var xs []uint64
+	for _, a := range args {
+		if a.Sort().Kind == ir.KindBV && a.Sort().Width <= 64 {
+			xs = append(xs, a.BV().Uint64())
+		}
+	}
+	return ir.ValueFromHash(f.Result, e.hash(f.Name, xs...)), true
+}
+
+// randomizedBytes is how much of each global a co-execution fills with
+// random bytes (the rest reads as the memory's default byte): enough for
+// the iterations invariants are learned from, small enough to compare.
+const randomizedBytes = 512
+
+// newCoRun builds the entry state of co-execution number k: rsp and the
+// globals at seed-dependent places (globals 64-byte aligned, apart from
+// each other and from the stack), arguments and memory from the seed.
+func (p *Pair) newCoRun(k int) *CoRun {
+	b := p.B
+	env := &hashEnv{seed: uint64(k)*7919 + 1, globals: map[string]uint64{}}
+	base := uint64(0x1000_0000) + uint64(k)*0x40
+	mem := ir.NewMem(byte(env.hash("mem.default")))
+	for _, g := range p.GlobalVars() {
+		name := b.VarName(g)
+		size := p.GlobalSize(name)
+		if size == 0 || size > 1<<24 {
+			size = UnknownGlobalSize
+		}
+		env.globals[name] = base
+		n := min(size, randomizedBytes)
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(env.hash(name, uint64(i)))
+		}
+		mem = mem.With(base, data)
+		// Gaps differ per run and per global, so that no two globals are
+		// a constant distance apart across runs.
+		base += (size + 0x10000 + 63) &^ 63
+		base += (env.hash("gap", uint64(len(env.globals))) % 4096) * 64
+	}
+	rsp0 := uint64(0x7ff0_0000_0000) - (env.hash("rsp")%(1<<20))*16 + 8
+	ret := make([]byte, 8)
+	for i := range ret {
+		ret[i] = byte(0x40 + i)
+	}
+	mem = mem.With(rsp0, ret)
+	g := p.Src.TFG
+	st := make([]ir.Value, len(g.State))
+	for i, sv := range g.State {
+		st[i], _ = env.VarValue(b, sv.Var)
+	}
+	st[x86.StateGPR0+x86.RSP] = ir.BVValue(ir.NewBV(64, rsp0))
+	st[x86.StateMem] = ir.MemValue(mem)
+	// Small arguments: loop bounds stay short. Run 2 (and 6, when the
+	// target compares with no bound constant) takes them from 32 to 127,
+	// where a vectorized loop over an argument-bounded range makes enough
+	// passes to learn from. Some runs take the
+	// smallest strides and counts, which is where versioned loops keep
+	// their fast paths (a unit stride) and epilogues their short cases.
+	// All but the first fill the bits above a narrow parameter with
+	// garbage, as the ABI allows, so that nothing learned relies on them
+	// being zero.
+	// Runs 5 and 6 take their arguments just below the largest constant
+	// the target compares with (a loop bound), where a versioned loop
+	// keeps its paths for short trip counts.
+	narrow, strs, nparams := p.registerParams()
+	consts := p.boundConstants()
+	for i, r := range x86.CalleeArgRegs {
+		a := env.hash("arg", uint64(i)) % 64
+		switch {
+		case (k == 5 || k == 6) && len(consts) > 0:
+			a = consts[len(consts)-1] - uint64(2*k-9) // the largest, less 1 or 3
+		case k%4 == 1:
+			a = 1
+		case k%4 == 3:
+			a = 2 + uint64(k/4+i)%2 // 2 and 3: a scalar tail's short cases
+		case k%4 == 2:
+			a = 32 + env.hash("arg", uint64(i))%96
+		}
+		if k%4 != 0 && narrow[i] {
+			a |= env.hash("arg.high", uint64(i)) << 32
+		}
+		if i >= nparams {
+			a = env.hash("arg", uint64(i)) // no parameter: garbage
+		}
+		if strs[i] {
+			var s []byte
+			a, s = placeString(env, k, i, a)
+			mem = mem.With(a, s)
+			st[x86.StateMem] = ir.MemValue(mem)
+		}
+		st[x86.StateGPR0+r] = ir.BVValue(ir.NewBV(64, a))
+	}
+	return &CoRun{env: env, Globals: env.globals, Entry: st, RSP0: rsp0}
+}
+
+// maxStringLen bounds the strings co-executions pass: long enough for a
+// word-at-a-time loop's passes to learn from, short enough that a bound
+// constant taken as the length does not make megabytes of memory.
+const maxStringLen = 200
+
+// placeString returns the address and bytes of the string co-execution k
+// passes in argument register i, with n the length the argument would
+// have had as an integer. A word-at-a-time loop takes a different path
+// for each alignment of the start (its warm-up runs 0 to 7 times) and for
+// each place of the NUL in its word, so the first eight runs see every
+// one of each: the string starts k mod 8 bytes past an 8-byte boundary,
+// and its length, at least n, puts the NUL at offset 3k+1 mod 8 of its
+// word. In those eight runs it is at least 16 bytes long, so that the
+// warm-up ends at every alignment (clang unrolls it: each alignment is
+// its own way to the main loop); later runs may end it sooner. Random
+// bytes, zeros among them, follow the NUL: a word-at-a-time loop reads
+// them.
+func placeString(env *hashEnv, k, i int, n uint64) (uint64, []byte) {
+	misalign := uint64(k % 8)
+	nulAt := uint64(3*k+1) % 8
+	n = min(n, maxStringLen)
+	if k < 8 {
+		n = max(n, 16)
+	}
+	n += (nulAt + 16 - misalign - n%8) % 8
+	addr := 0x3000_0000 + uint64(i)*0x10_0000 + uint64(k)*0x1000 + misalign
+	s := make([]byte, n+1+16)
+	for j := range s {
+		s[j] = byte(env.hash("str", uint64(i), uint64(j)))
+		if uint64(j) < n && s[j] == 0 {
+			s[j] = 0x5a
+		}
+	}
+	s[n] = 0
+	return addr, s
+}
+
+// boundConstants are the constants the target's branch conditions use
+// that could be loop bounds (16 to 2^24), in increasing order.
+func (p *Pair) boundConstants() []uint64 {
+	b, g := p.B, p.Dst.TFG
+	seen := map[uint64]bool{}
+	var roots []ir.Term
+	for _, e := range g.Edges {
+		roots = append(roots, e.Cond)
+	}
+	for _, t := range b.PostOrder(roots...) {
+		if b.Op(t) != ir.OpConst || !b.Sort(t).IsBV() || b.Sort(t).Width > 64 {
+			continue
+		}
+		if v := b.ConstValue(t).Uint64(); v >= 16 && v <= 1<<24 {
+			seen[v] = true
+		}
+	}
+	out := make([]uint64, 0, len(seen))
+	for v := range seen {
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// NarrowArgs reports, per integer argument register, whether the source's
+// DWARF signature passes a parameter narrower than 8 bytes in it (an int:
+// the register's upper half is undefined), and how many registers carry
+// parameters (all of them when there is no signature, or one too
+// complicated to follow).
+func (p *Pair) NarrowArgs() ([]bool, int) {
+	narrow, _, n := p.registerParams()
+	return narrow, n
+}
+
+// registerParams walks the source's DWARF signature over the integer
+// argument registers: per register, whether its parameter is narrower
+// than 8 bytes and whether it points to a char type (co-executions pass
+// a NUL-terminated string there: a string function reads until the NUL,
+// which the memory's default byte seldom is); and how many registers
+// carry parameters (all of them when there is no signature, or one too
+// complicated to follow).
+func (p *Pair) registerParams() (narrow, str []bool, n int) {
+	narrow, str = make([]bool, len(x86.CalleeArgRegs)), make([]bool, len(x86.CalleeArgRegs))
+	f := p.Src.Fn.Func
+	if f == nil || f.Debug == nil || f.Debug.Variadic {
+		return narrow, str, len(narrow)
+	}
+	for _, v := range f.Debug.Params {
+		switch v.Type.Kind {
+		case x86.KindInt, x86.KindBool, x86.KindEnum, x86.KindPointer:
+		default:
+			return narrow, str, len(narrow) // elsewhere, or in several registers: stop
+		}
+		if n < len(narrow) {
+			narrow[n] = v.Type.Size > 0 && v.Type.Size < 8
+			str[n] = IsCharPointer(v.Type)
+		}
+		n++
+	}
+	return narrow, str, n
+}
+
+// execute runs g from the entry on st for at most maxSteps edges,
+// recording every arrival at an anchor and every stack store, and with
+// paths the edges taken between arrivals (the target's, which via sets
+// are made of).
+func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, rsp0 uint64, maxSteps int, paths bool) *Run {
+	r := &Run{stackStores: map[[2]int64]bool{}}
+	defer r.count()
+	n := g.Entry
+	r.Visits = append(r.Visits, Visit{Node: n, State: st})
+	retreats := 0
+	var path []int
+	b := g.B
+	for steps := 0; steps < maxSteps; steps++ {
+		if len(g.Out(n)) == 0 {
+			r.Ended = true
+			return r
+		}
+		s, err := g.EvalStep(n, st, env)
+		if err != nil {
+			return r
+		}
+		if s.Fault {
+			r.fault, r.Ended = true, true
+			return r
+		}
+		recordStackStores(b, g, s.Edge, st, env, rsp0, r.stackStores)
+		if g.Retreating(s.Edge) {
+			retreats++
+		}
+		if paths {
+			path = append(path, s.Edge.ID)
+		}
+		st, n = s.Next, s.Edge.To
+		if anchors[n] {
+			r.Visits = append(r.Visits, Visit{Node: n, State: st, Retreats: retreats, Path: path})
+			path = nil
+		}
+	}
+	return r
+}
+
+// recordStackStores evaluates the address of every store in e's memory
+// transfer (both arms of an ite) on the from-state and records those that
+// fall in the stack region, as offsets from the entry rsp.
+func recordStackStores(b *ir.Builder, g *ir.TFG, e *ir.Edge, st []ir.Value, env ir.Env, rsp0 uint64, out map[[2]int64]bool) {
+	m := e.Transfer[x86.StateMem]
+	if m == g.State[x86.StateMem].Var {
+		return
+	}
+	ev := ir.NewEvaluator(b, g.StateEnv(st, env))
+	seen := map[ir.Term]bool{}
+	var walk func(ir.Term)
+	walk = func(m ir.Term) {
+		for !seen[m] {
+			seen[m] = true
+			switch b.Op(m) {
+			case ir.OpStore:
+				n, _ := b.Params(m)
+				if a, err := ev.Eval(b.Arg(m, 1)); err == nil {
+					off := int64(a.BV().Uint64() - rsp0)
+					if off >= -StackLimit && off < 8 {
+						out[[2]int64{off, int64(n)}] = true
+					}
+				}
+				m = b.Arg(m, 0)
+			case ir.OpIte:
+				walk(b.Arg(m, 2))
+				m = b.Arg(m, 1)
+			default:
+				return
+			}
+		}
+	}
+	walk(m)
+}
+
+// coExecute runs both sides from co-execution k's entry state.
+func (p *Pair) coExecute(k, maxSteps int) *CoRun {
+	cr := p.newCoRun(k)
+	srcAnchors, dstAnchors := AnchorSet(p.Src.TFG), AnchorSet(p.Dst.TFG)
+	cr.Src = execute(p.Src.TFG, srcAnchors, cr.Entry, cr.env, cr.RSP0, maxSteps, false)
+	cr.Dst = execute(p.Dst.TFG, dstAnchors, cr.Entry, cr.env, cr.RSP0, maxSteps, true)
+	return cr
+}
+
+func AnchorSet(g *ir.TFG) map[ir.NodeID]bool {
+	m := map[ir.NodeID]bool{}
+	for _, a := range g.Anchors() {
+		m[a] = true
+	}
+	return m
+}
+
+// HeapEqual reports whether two memories agree on every address outside
+// the stack region of the entry rsp rsp0.
+func HeapEqual(m1, m2 *ir.Mem, rsp0 uint64) bool {
+	if m1.Equal(m2) {
+		return true
+	}
+	lo, hi := rsp0-StackLimit, rsp0+8
+	check := func(addrs []uint64) bool {
+		for _, a := range addrs {
+			if a >= lo && a < hi {
+				continue
+			}
+			if m1.Load(a) != m2.Load(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return m1.Default == m2.Default && check(m1.Written()) && check(m2.Written())
+}
+
+// SlotsOf merges the stack stores of runs into disjoint slots: byte ranges
+// [off, off+size) relative to the entry rsp, sorted. Overlapping stores of
+// different shapes become one slot covering both.
+func SlotsOf(runs []*Run) []Slot {
+	var all [][2]int64
+	for _, r := range runs {
+		for s := range r.stackStores {
+			all = append(all, s)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i][0] != all[j][0] {
+			return all[i][0] < all[j][0]
+		}
+		return all[i][1] > all[j][1]
+	})
+	var out []Slot
+	for _, s := range all {
+		lo, hi := s[0], s[0]+s[1]
+		if n := len(out); n > 0 && lo < out[n-1].Off+out[n-1].Size {
+			last := &out[n-1]
+			last.Size = max(last.Off+last.Size, hi) - last.Off
+			continue
+		}
+		out = append(out, Slot{Off: lo, Size: hi - lo})
+	}
+	return out
+}
+
+// Slot is a stack range one side keeps values in across anchors.
+type Slot struct{ Off, Size int64 }
+
+func (s Slot) String() string {
+	if s.Off < 0 {
+		return fmt.Sprintf("stack-%#x/%d", -s.Off, s.Size)
+	}
+	return fmt.Sprintf("stack+%#x/%d", s.Off, s.Size)
+}
+
+// ReadSlot reads a slot's little-endian value from a concrete memory.
+func ReadSlot(m *ir.Mem, rsp0 uint64, s Slot) uint64 {
+	var v uint64
+	for i, x := range m.Read(rsp0+uint64(s.Off), int(min(s.Size, 8))) {
+		v |= uint64(x) << (8 * i)
+	}
+	return v
+}
+
+// Describe is a short text of a run, for debugging.
+func (r *Run) Describe(g *ir.TFG) string {
+	var sb strings.Builder
+	for i, v := range r.Visits {
+		if i > 12 {
+			fmt.Fprintf(&sb, "… (%d visits)", len(r.Visits))
+			break
+		}
+		fmt.Fprintf(&sb, "%#x/%d ", g.Nodes[v.Node].PC, v.Retreats)
+	}
+	return sb.String()
+}
+
+// NewRun is a run with the given visits, counted: for runs made by hand.
+func NewRun(visits []Visit, ended bool) *Run {
+	r := &Run{Visits: visits, Ended: ended}
+	r.count()
+	return r
+}
+
+// count fills r.counts once the run has ended: racing engines share the
+// runs, so nothing in them may change afterwards.
+func (r *Run) count() {
+	r.counts = map[ir.NodeID]int{}
+	for _, v := range r.Visits {
+		r.counts[v.Node]++
+	}
+}
+
+// Arrivals is how many of the run's visits are at node n.
+func (r *Run) Arrivals(n ir.NodeID) int { return r.counts[n] }
+
+// HeldOutCoRuns are n co-executions after those CoExecuteAll runs (short
+// ones): an engine may test its alignments on them, and nothing is learned
+// from them (nil when ctx ends first).
+func (p *Pair) HeldOutCoRuns(ctx context.Context, n int) []*CoRun {
+	runs := make([]*CoRun, n)
+	for k := range runs {
+		runs[k] = p.coExecute(coRuns+k, shortRunSteps)
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+	return runs
+}
+
+// CoExecuteAll runs the co-executions the loop engine learns from; nil
+// when ctx ends first. They are deterministic (seeded), which is what lets
+// the proof checker rebuild the same product from a recorded alignment.
+func (p *Pair) CoExecuteAll(ctx context.Context) []*CoRun {
+	runs := make([]*CoRun, coRuns)
+	for k := range runs {
+		steps := shortRunSteps
+		if k == 0 {
+			steps = longRunSteps
+		}
+		runs[k] = p.coExecute(k, steps)
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+	return runs
+}
+
+// IsCharPointer reports whether t points to a char type: a string, which
+// the inputs end with a NUL (a string function reads until one).
+func IsCharPointer(t x86.Type) bool {
+	return t.Kind == x86.KindPointer && t.PointeeSize == 1 && strings.Contains(t.Pointee, "char")
+}

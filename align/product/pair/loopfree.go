@@ -1,0 +1,563 @@
+package pair
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"fmt"
+	"sort"
+	"strings"
+
+	"eqc/ir"
+	"eqc/ir/smtlib"
+	"eqc/prove"
+	"eqc/x86"
+)
+
+// Verdicts, as docs/design.md defines them.
+const (
+	Equivalent    = "equivalent"
+	NotEquivalent = "not-equivalent"
+	Unknown       = "unknown"
+)
+
+// This file is the first, loop-free form of the static engine: when
+// neither function has a loop or a call, each collapses to one composite
+// edge from entry to exit (and one to halt), the product program is that
+// single pair of edges, and equivalence is three proof obligations over the
+// shared entry state:
+//
+//   - both return normally on the same inputs (or both end abnormally);
+//   - when both return, the observables agree: the return value at its
+//     declared width, the stack pointer and callee-saved registers, and
+//     every byte of memory outside the stack;
+//   - (no calls, so the call sequences are both empty).
+//
+// The observable "memory outside the stack" is quantified over addresses;
+// its negation, which is what the solver sees, is existential, so one fresh
+// address variable a with a ∉ stack ∧ Ms[a] ≠ Md[a] keeps every query
+// quantifier-free.
+
+// StackLimit is the size of the region below the entry stack pointer that
+// counts as the function's stack: memory there is dead after the return.
+const StackLimit = 1 << 20
+
+// maxPinnedBytes bounds the read-only objects whose contents the
+// precondition states byte by byte.
+const maxPinnedBytes = 4096
+
+// UnknownGlobalSize is the size assumed for a global whose size no DWARF
+// states, for the assumption that globals lie outside the stack.
+const UnknownGlobalSize = 1 << 20
+
+// Outcome is the engine's answer for one pair.
+type Outcome struct {
+	Verdict string // "equivalent", "not-equivalent" or "unknown"
+	Reason  string
+	// Counterexample is set when an obligation failed with a model: the
+	// concrete entry state the solver found (not yet confirmed).
+	Counterexample *Counterexample
+	// Obligations lists each proof obligation and how it ended.
+	Obligations  []Obligation
+	SMTQueries   int
+	ProductNodes int
+	ProductEdges int
+	// Candidates and Invariants count the loop engine's invariant
+	// conjuncts over the product's nodes: learned from the co-executions,
+	// and kept by Houdini (of the product proved, or else of the first
+	// one that failed).
+	Candidates, Invariants int
+	// Assumptions are the facts about the calling context every proof used.
+	Assumptions []string
+	// Proof is set with an "equivalent" verdict: what the proof rests on,
+	// for the proof file (Check adds the file references).
+	Proof *prove.ProofFile
+	// Engine is the engine whose alignment a loop proof rests on.
+	Engine string
+	// PredicatesTried and CorrelationsTried count the alignments the two
+	// loop engines tried: predicate assignments aligned, correlations
+	// built into a product.
+	PredicatesTried, CorrelationsTried int
+	// HasLoops says the pair has a loop, which the loop-free engine
+	// leaves to the loop engines (Reason "unsupported:loops").
+	HasLoops bool
+	// ProductFailed says Reason is why a product failed (to be built or
+	// proved), not why no alignment was found.
+	ProductFailed bool
+}
+
+// Obligation is one proof obligation: a query that must be Unsat.
+type Obligation struct {
+	Name   string
+	Status smtlib.Status
+	Reason string
+}
+
+// Counterexample is a solver model of the shared entry state on which an
+// obligation fails.
+type Counterexample struct {
+	Obligation string
+	Model      ir.Env
+	pair       *Pair
+}
+
+// Arg returns the value of the i-th integer argument register in the
+// counterexample.
+func (c *Counterexample) Arg(i int) uint64 {
+	v, ok := c.Model.VarValue(c.pair.B, c.pair.SrcVar(x86.StateGPR0+x86.CalleeArgRegs[i]))
+	if !ok {
+		return 0
+	}
+	return v.BV().Uint64()
+}
+
+// Globals returns, for every global the pair's code names and whose size is
+// known, its initial bytes in the counterexample.
+func (c *Counterexample) Globals() map[string][]byte {
+	p := c.pair
+	memv, ok := c.Model.VarValue(p.B, p.SrcVar(x86.StateMem))
+	if !ok {
+		return nil
+	}
+	mem := memv.Mem()
+	out := map[string][]byte{}
+	for _, g := range p.GlobalVars() {
+		name := p.B.VarName(g)
+		if strings.HasPrefix(name, "&str:") {
+			continue
+		}
+		size := p.GlobalSize(name)
+		if size == 0 || size > 1<<20 {
+			continue
+		}
+		addr, ok := c.Model.VarValue(p.B, g)
+		if !ok {
+			continue
+		}
+		out[strings.TrimPrefix(name, "&")] = mem.Read(addr.BV().Uint64(), int(size))
+	}
+	return out
+}
+
+// GlobalVars returns the address variables of globals the pair's code names.
+func (p *Pair) GlobalVars() []ir.Term {
+	var out []ir.Term
+	seen := map[ir.Term]bool{}
+	for _, g := range []*ir.TFG{p.Src.TFG, p.Dst.TFG} {
+		var roots []ir.Term
+		for _, e := range g.Edges {
+			roots = append(roots, e.Cond, e.Fault)
+			roots = append(roots, e.Transfer...)
+		}
+		for _, t := range p.B.PostOrder(roots...) {
+			if p.B.Op(t) == ir.OpVar && strings.HasPrefix(p.B.VarName(t), "&") && !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return p.B.VarName(out[i]) < p.B.VarName(out[j]) })
+	return out
+}
+
+// CheckLoopFree runs the loop-free engine on p. It answers "equivalent"
+// only when every obligation is Unsat; a failed obligation gives "unknown"
+// with the Counterexample for the caller to confirm by real runs.
+func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
+	out := &Outcome{Verdict: "unknown"}
+	for _, side := range []Side{p.Src, p.Dst} {
+		if len(side.TFG.Unsupported) > 0 {
+			out.Reason = "unsupported:" + side.TFG.Unsupported[0]
+			return out
+		}
+		for _, e := range side.TFG.Edges {
+			if side.TFG.Retreating(e) {
+				out.Reason, out.HasLoops = "unsupported:loops", true
+				return out
+			}
+		}
+	}
+	if reason := p.readOnlyDataDiffers(); reason != "" {
+		out.Reason = reason
+		return out
+	}
+	b := p.B
+	sub := ir.NewSubstituter(b, p.Entry)
+	type run struct {
+		normal ir.Term   // returns normally: the exit path is taken and nothing on it faults
+		final  []ir.Term // state at the return, over the shared entry state
+	}
+	sides := make([]run, 2)
+	for k, side := range []Side{p.Src, p.Dst} {
+		g := side.TFG
+		exit := g.PathSet(g.Entry, g.Exit, ir.PathOptions{})
+		var halt *ir.Edge
+		if g.Halt != ir.NoNode {
+			halt = g.PathSet(g.Entry, g.Halt, ir.PathOptions{})
+		}
+		for _, e := range []*ir.Edge{exit, halt} {
+			if e != nil && len(e.Calls) > 0 {
+				out.Reason = "unsupported:calls (" + e.Calls[0].Callee + ")" // call sequences are not compared yet
+				return out
+			}
+		}
+		r := run{normal: b.False()}
+		if exit != nil {
+			r.normal = b.And(exit.Cond, b.Not(exit.Fault))
+			r.final = exit.Transfer
+		}
+		if k == 1 {
+			r.normal = sub.Apply(r.normal)
+			if r.final != nil {
+				r.final = sub.ApplyAll(r.final)
+			}
+		}
+		sides[k] = r
+	}
+	src, dst := sides[0], sides[1]
+	out.ProductNodes, out.ProductEdges = 2, 1
+	pre, assumptions := p.Precondition()
+	out.Assumptions = assumptions
+
+	check := func(name string, goal ...ir.Term) bool {
+		q := prove.Query{B: b, Assertions: append([]ir.Term{pre}, goal...)}
+		r := s.Check(ctx, q)
+		out.SMTQueries++
+		out.Obligations = append(out.Obligations, Obligation{Name: name, Status: r.Status, Reason: r.Reason})
+		switch r.Status {
+		case smtlib.Unsat:
+			return true
+		case smtlib.Sat:
+			out.Reason = "counterexample: " + name
+			out.Counterexample = &Counterexample{Obligation: name, Model: r.Model, pair: p}
+		default:
+			out.Reason = "solver-unknown: " + name + ": " + r.Reason
+		}
+		return false
+	}
+	// The assumptions must hold in some state, or every obligation below
+	// would be discharged vacuously.
+	r := s.Check(ctx, prove.Query{B: b, Assertions: []ir.Term{pre}})
+	out.SMTQueries++
+	if r.Status != smtlib.Sat {
+		out.Reason = "inconsistent-assumptions: the precondition is not satisfiable (" + r.Status.String() + " " + r.Reason + ")"
+		return out
+	}
+	// Both return normally, or neither does.
+	if !check("same-termination", b.Xor(src.normal, dst.normal)) {
+		return out
+	}
+	if src.final == nil || dst.final == nil {
+		// Neither ever returns: equivalent by the "both fail" clause.
+		out.Verdict, out.Reason = "equivalent", ""
+		out.Proof = p.loopFreeProof(assumptions, out.Obligations)
+		return out
+	}
+	both := b.And(src.normal, dst.normal)
+	for _, o := range p.Observables(src.final, dst.final) {
+		if !check(o.Name, both, b.Not(b.Eq(o.Src, o.Dst))) {
+			return out
+		}
+	}
+	if !check("memory outside the stack", append([]ir.Term{both}, p.MemoryDiffersOutsideStack(src.final[x86.StateMem], dst.final[x86.StateMem], nil)...)...) {
+		return out
+	}
+	out.Verdict, out.Reason = "equivalent", ""
+	out.Proof = p.loopFreeProof(assumptions, out.Obligations)
+	return out
+}
+
+type Observable struct {
+	Name     string
+	Src, Dst ir.Term
+}
+
+// Observables are the register parts of the state both callers see at the
+// return: the return value at its declared width (all of rax when there is
+// no DWARF), the stack pointer and the callee-saved registers.
+func (p *Pair) Observables(src, dst []ir.Term) []Observable {
+	b := p.B
+	var out []Observable
+	ret := x86.Type{Kind: x86.KindUnknown, Size: 8}
+	if d := p.Src.Fn.Func.Debug; d != nil {
+		ret = d.Return
+	}
+	rax := x86.StateGPR0 + x86.RAX
+	switch {
+	case ret.Kind == x86.KindVoid:
+	case ret.Kind == x86.KindFloat && ret.Size > 0 && ret.Size <= 16:
+		w := uint32(8 * ret.Size)
+		out = append(out, Observable{"return value (xmm0)", b.Extract(src[x86.StateXMM0], w-1, 0), b.Extract(dst[x86.StateXMM0], w-1, 0)})
+	case ret.Size > 0 && ret.Size <= 8:
+		w := uint32(8 * ret.Size)
+		out = append(out, Observable{"return value", b.Extract(src[rax], w-1, 0), b.Extract(dst[rax], w-1, 0)})
+	case ret.Size > 8 && ret.Size <= 16 && ret.Kind != x86.KindStruct && ret.Kind != x86.KindUnion:
+		rdx := x86.StateGPR0 + x86.RDX
+		out = append(out, Observable{"return value", src[rax], dst[rax]},
+			Observable{"return value (rdx)", src[rdx], dst[rdx]})
+	case (ret.Kind == x86.KindStruct || ret.Kind == x86.KindUnion) && ret.Size > 16:
+		// Returned in memory the caller owns (outside the stack region,
+		// so the memory obligation covers it); rax holds its address.
+		out = append(out, Observable{"return value", src[rax], dst[rax]})
+	default:
+		// A small struct or union (SysV puts its eightbytes in rax, rdx,
+		// xmm0 and xmm1 by field class), or a type DWARF does not give:
+		// compare every register a return value can use. Conservative: an
+		// unused one holding different garbage makes the check unknown,
+		// never wrongly equivalent.
+		for _, r := range []int{x86.RAX, x86.RDX} {
+			out = append(out, Observable{"return value (" + x86.GPRNames[r] + ")", src[x86.StateGPR0+r], dst[x86.StateGPR0+r]})
+		}
+		for i := 0; i < 2; i++ {
+			x := x86.StateXMM0 + i
+			out = append(out, Observable{fmt.Sprintf("return value (xmm%d)", i), b.Extract(src[x], 63, 0), b.Extract(dst[x], 63, 0)})
+		}
+	}
+	for _, r := range []int{x86.RSP, x86.RBX, x86.RBP, 12, 13, 14, 15} {
+		i := x86.StateGPR0 + r
+		out = append(out, Observable{x86.GPRNames[r] + " at return", src[i], dst[i]})
+	}
+	// Where ret went: the 8 bytes just below the final rsp. They lie in
+	// the stack region the memory obligation ignores, so a target that
+	// overwrote its return address would otherwise go unnoticed.
+	retAddr := func(st []ir.Term) ir.Term {
+		rsp := st[x86.StateGPR0+x86.RSP]
+		return b.Select(st[x86.StateMem], b.Sub(rsp, b.Const(64, 8)), 8)
+	}
+	out = append(out, Observable{"return address", retAddr(src), retAddr(dst)})
+	return out
+}
+
+// Precondition states what every calling context guarantees, as one term
+// over the shared entry state, and lists it for the proof: the stack
+// pointer is 8 mod 16 (the call pushed the return address onto a 16-aligned
+// stack) with room for the stack region below it; every global the code
+// names lies outside that region, does not wrap around, and is disjoint
+// from every other.
+func (p *Pair) Precondition() (ir.Term, []string) {
+	b := p.B
+	rsp := p.SrcVar(x86.StateGPR0 + x86.RSP)
+	c := func(v uint64) ir.Term { return b.Const(64, v) }
+	facts := []ir.Term{
+		b.Eq(b.BVAnd(rsp, c(15)), c(8)),
+		b.Uge(rsp, c(StackLimit)),
+		b.Ult(rsp, c(^uint64(0)-15)),
+	}
+	assumptions := []string{
+		"rsp ≡ 8 (mod 16) at entry",
+		fmt.Sprintf("the stack region [rsp−%#x, rsp+8) does not wrap around", StackLimit),
+	}
+	type global struct {
+		addr ir.Term
+		size uint64
+	}
+	var globals []global
+	for _, g := range p.GlobalVars() {
+		name := b.VarName(g)
+		size := p.GlobalSize(name)
+		if size == 0 {
+			size = UnknownGlobalSize
+		}
+		globals = append(globals, global{g, size})
+		end := b.Add(g, c(size))
+		facts = append(facts,
+			b.Ule(g, end), b.Not(b.Eq(end, c(0))), // no wraparound (end may be 2^64 only as 0; exclude it)
+			b.Or(b.Ule(end, b.Sub(rsp, c(StackLimit))), b.Uge(g, b.Add(rsp, c(8)))))
+		assumptions = append(assumptions, fmt.Sprintf("global %s (%d bytes) lies outside the stack region", name, size))
+	}
+	// An absolute 32-bit relocation (R_X86_64_32, 32S) only links when the
+	// symbol's address plus offset fits the field, which the code then
+	// uses zero- or sign-extended: a fact about every linked binary.
+	fits := map[string]bool{}
+	for _, side := range []Side{p.Src, p.Dst} {
+		for _, in := range side.Fn.Insts {
+			for _, ref := range in.Refs {
+				var ext func(ir.Term, uint32) ir.Term
+				switch ref.RelocType {
+				case elf.R_X86_64_32S:
+					ext = b.SignExt
+				case elf.R_X86_64_32:
+					ext = b.ZeroExt
+				default:
+					continue
+				}
+				g, ok := b.LookupVar(x86.GlobalAddrVar(ref.Symbol))
+				key := fmt.Sprintf("%s%+d/%v", ref.Symbol, ref.Offset, ref.RelocType)
+				if !ok || fits[key] {
+					continue
+				}
+				fits[key] = true
+				v := b.Add(g, c(uint64(ref.Offset)))
+				facts = append(facts, b.Eq(ext(b.Extract(v, 31, 0), 32), v))
+				assumptions = append(assumptions, fmt.Sprintf("%s%+d fits its %v relocation field", ref.Symbol, ref.Offset, ref.RelocType))
+			}
+		}
+	}
+	// Constants the binaries fix: read-only, unrelocated objects hold their
+	// file contents in every run (readOnlyDataDiffers has checked that both
+	// files agree on them).
+	mem0 := p.SrcVar(x86.StateMem)
+	for _, g := range globals {
+		name := b.VarName(g.addr)
+		if strings.HasPrefix(name, "&str:") {
+			continue
+		}
+		for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
+			d, ok := f.DataSymbol(strings.TrimPrefix(name, "&"))
+			if !ok || !d.ReadOnly || d.Relocated || d.Bytes == nil || len(d.Bytes) > maxPinnedBytes {
+				continue
+			}
+			for i, v := range d.Bytes {
+				facts = append(facts, b.Eq(b.Select(mem0, b.Add(g.addr, c(uint64(i))), 1), b.Const(8, uint64(v))))
+			}
+			assumptions = append(assumptions, fmt.Sprintf("read-only %s holds its %d bytes from %s", name, len(d.Bytes), f.Path))
+			break
+		}
+	}
+	for _, g := range globals {
+		name := b.VarName(g.addr)
+		if al, why := p.globalAlign(name); al > 1 {
+			facts = append(facts, b.Eq(b.BVAnd(g.addr, c(uint64(al-1))), c(0)))
+			assumptions = append(assumptions, fmt.Sprintf("global %s is %d-byte aligned (%s)", name, al, why))
+		}
+	}
+	for i := range globals {
+		for j := i + 1; j < len(globals); j++ {
+			x, y := globals[i], globals[j]
+			facts = append(facts, b.Or(b.Ule(b.Add(x.addr, c(x.size)), y.addr), b.Ule(b.Add(y.addr, c(y.size)), x.addr)))
+		}
+	}
+	if len(globals) > 1 {
+		assumptions = append(assumptions, "distinct globals are disjoint")
+	}
+	return b.And(facts...), assumptions
+}
+
+// MemoryDiffersOutsideStack returns the assertions of a byte at a fresh
+// address outside the stack region [rsp−StackLimit, rsp+8) of the entry
+// rsp where the memories ms and md differ: the negated memory observable,
+// quantifier-free. Stores into the stack region are stripped first (they
+// cannot change a byte outside it); simp, when set, normalizes the reads.
+func (p *Pair) MemoryDiffersOutsideStack(ms, md ir.Term, simp *ir.Simplifier) []ir.Term {
+	b := p.B
+	a := b.Var("obligation.addr", ir.BVSort(64))
+	rsp := p.SrcVar(x86.StateGPR0 + x86.RSP)
+	inStack := b.And(b.Ule(b.Sub(rsp, b.Const(64, StackLimit)), a), b.Ult(a, b.Add(rsp, b.Const(64, 8))))
+	strip := p.stackStoreStripper(rsp)
+	rs, rd := b.Select(strip(ms), a, 1), b.Select(strip(md), a, 1)
+	if simp != nil {
+		rs, rd = simp.Simplify(rs), simp.Simplify(rd)
+	}
+	return []ir.Term{b.Not(inStack), b.Not(b.Eq(rs, rd))}
+}
+
+// stackStoreStripper returns a function that removes from a memory term
+// every store that lies wholly inside the stack region [rsp−StackLimit,
+// rsp+8), which is sound for reading the memory at any address outside that
+// region (the only reads the memory obligation makes): such a store never
+// changes a byte there. It spares the solver the -O0 frame's stores.
+func (p *Pair) stackStoreStripper(rsp ir.Term) func(ir.Term) ir.Term {
+	b := p.B
+	memo := map[ir.Term]ir.Term{}
+	inStack := func(addr ir.Term, n uint32) bool {
+		off, ok := int64(0), false
+		switch {
+		case addr == rsp:
+			ok = true
+		case b.Op(addr) == ir.OpAdd && b.Arg(addr, 0) == rsp && b.Op(b.Arg(addr, 1)) == ir.OpConst:
+			off, ok = int64(b.ConstValue(b.Arg(addr, 1)).Uint64()), true
+		}
+		return ok && off >= -StackLimit && off+int64(n) <= 8
+	}
+	var strip func(ir.Term) ir.Term
+	strip = func(m ir.Term) ir.Term {
+		if r, ok := memo[m]; ok {
+			return r
+		}
+		r := m
+		switch b.Op(m) {
+		case ir.OpStore:
+			n, _ := b.Params(m)
+			inner := strip(b.Arg(m, 0))
+			if inStack(b.Arg(m, 1), n) {
+				r = inner
+			} else if inner != b.Arg(m, 0) {
+				r = b.Store(inner, b.Arg(m, 1), n, b.Arg(m, 2))
+			}
+		case ir.OpIte:
+			x, y := strip(b.Arg(m, 1)), strip(b.Arg(m, 2))
+			if x == y {
+				r = x
+			} else if x != b.Arg(m, 1) || y != b.Arg(m, 2) {
+				r = b.Ite(b.Arg(m, 0), x, y)
+			}
+		}
+		memo[m] = r
+		return r
+	}
+	return strip
+}
+
+// readOnlyDataDiffers returns why the pair cannot be checked when both
+// files define an object the code names and its read-only contents may
+// differ between them. Both sides read every global from one shared initial
+// memory, which is right for writable data (its contents at the call are
+// part of the common input) but not for constants each binary fixes.
+func (p *Pair) readOnlyDataDiffers() string {
+	for _, g := range p.GlobalVars() {
+		name, ok := strings.CutPrefix(p.B.VarName(g), "&")
+		if !ok || strings.HasPrefix(name, "str:") {
+			continue // string literals are named by their contents
+		}
+		ds, okS := p.Src.File.DataSymbol(name)
+		dd, okD := p.Dst.File.DataSymbol(name)
+		if !okS || !okD || (!ds.ReadOnly && !dd.ReadOnly) {
+			continue
+		}
+		if ds.ReadOnly != dd.ReadOnly || ds.Relocated || dd.Relocated || !bytes.Equal(ds.Bytes, dd.Bytes) {
+			return "read-only-data: " + name + " may hold different constants in the two files"
+		}
+	}
+	return ""
+}
+
+// AnchorOf names node v of g in a proof file.
+func AnchorOf(g *ir.TFG, v ir.NodeID) prove.Anchor {
+	if v == ir.NoNode {
+		return prove.Anchor{Kind: "none"}
+	}
+	n := g.Nodes[v]
+	return prove.Anchor{PC: prove.Addr(n.PC), Kind: n.Kind.String()}
+}
+
+// LoopFreeGraph is the loop-free engine's product: the two entries and the
+// two exits, joined by the one edge of both functions' whole bodies.
+func (p *Pair) LoopFreeGraph() prove.Graph {
+	sg, dg := p.Src.TFG, p.Dst.TFG
+	exit := 1
+	return prove.Graph{
+		Nodes: []prove.ProofNode{
+			{ID: 0, Src: AnchorOf(sg, sg.Entry), Dst: AnchorOf(dg, dg.Entry)},
+			{ID: 1, Src: AnchorOf(sg, sg.Exit), Dst: AnchorOf(dg, dg.Exit)},
+		},
+		Edges: []prove.ProofEdge{{From: 0, To: &exit, DstTo: AnchorOf(dg, dg.Exit),
+			SrcPath: &prove.PathSpec{To: AnchorOf(sg, sg.Exit), Arrivals: 1, Mu: 0}}},
+	}
+}
+
+// loopFreeProof is the loop-free engine's proof of p.
+func (p *Pair) loopFreeProof(assumptions []string, obligations []Obligation) *prove.ProofFile {
+	pf := prove.NewProofFile(prove.EngineLoopFree)
+	pf.Assumptions = assumptions
+	pf.Product = p.LoopFreeGraph()
+	pf.Obligations = ObligationNames(obligations)
+	return pf
+}
+
+func ObligationNames(obs []Obligation) []string {
+	out := make([]string, 0, len(obs))
+	for _, o := range obs {
+		out = append(out, o.Name)
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+package pair
+
+import (
+	"eqc/ir"
+	"eqc/x86"
+)
+
+// LoopPrecondition is the precondition with the UB assumptions the loop
+// engine may use listed too.
+func (p *Pair) LoopPrecondition() (ir.Term, []string) {
+	pre, assumptions := p.Precondition()
+	if p.OBVA && p.TakesPointer() {
+		assumptions = append(assumptions, OBVAAssumption)
+	}
+	return pre, assumptions
+}
+
+// LoopGate says why the loop engine cannot take p ("" when it can): an
+// instruction the lifter does not support, a call, read-only data the two
+// files may define differently. Every obligation assumes none of these, so
+// the proof checker asks again.
+func (p *Pair) LoopGate() string {
+	for _, side := range []Side{p.Src, p.Dst} {
+		if len(side.TFG.Unsupported) > 0 {
+			return "unsupported:" + side.TFG.Unsupported[0]
+		}
+		for _, e := range side.TFG.Edges {
+			if len(e.Calls) > 0 {
+				return "unsupported:calls (" + e.Calls[0].Callee + ")"
+			}
+		}
+	}
+	return p.readOnlyDataDiffers()
+}
+
+// TakesPointer reports whether the source function may be given a
+// pointer: a pointer parameter, or no signature to tell. Only then does
+// the loop engine build the model's hypotheses: over globals alone the
+// precondition already places every object outside the frame, and the
+// hypotheses would only make the queries larger.
+func (p *Pair) TakesPointer() bool {
+	f := p.Src.Fn.Func
+	if f == nil || f.Debug == nil || f.Debug.Variadic {
+		return true
+	}
+	for _, v := range f.Debug.Params {
+		if v.Type.Kind == x86.KindPointer {
+			return true
+		}
+	}
+	return false
+}
+
+// OBVAAssumption is how the proof lists the model.
+const OBVAAssumption = "obva: a source access whose address is not derived from the entry rsp lies outside the stack region [rsp−0x100000, rsp+8) (undefined behaviour otherwise)"

@@ -1,0 +1,73 @@
+package product
+
+import (
+	"slices"
+	"testing"
+
+	"eqc/ir"
+)
+
+// TestSplitterGuards pins the context a frame read's disjointness fact is
+// guarded by: a read after a store through an argument needs the two apart
+// only where its value matters to the whole term (after the conjuncts
+// before it hold, the disjuncts before it fail, its ite arm is chosen).
+func TestSplitterGuards(t *testing.T) {
+	b := ir.NewBuilder()
+	rsp := b.Var("src.rsp", ir.BVSort(64))
+	x := b.Var("src.rdi", ir.BVSort(64))
+	m := b.Var("mem", ir.MemSort)
+	p := b.Var("p", ir.BoolSort)
+	q := b.Var("q", ir.BoolSort)
+	frame := b.Add(rsp, b.Const(64, ^uint64(7)))
+	zero := b.Const(32, 0)
+	read := b.Select(b.Store(m, x, 4, zero), frame, 4) // i after array[0] = 0
+	e := b.Eq(read, b.Const(32, 5))
+	cases := []struct {
+		name   string
+		t      ir.Term
+		guards []ir.Term // of the facts recorded, NoTerm for none
+	}{
+		{"top level", e, []ir.Term{ir.NoTerm}},
+		{"second conjunct", b.And(p, e), []ir.Term{p}},
+		{"first conjunct", b.And(e, p), []ir.Term{ir.NoTerm}},
+		{"second disjunct", b.Or(p, e), []ir.Term{b.Not(p)}},
+		{"consequent", b.Implies(p, e), []ir.Term{p}},
+		{"then arm", b.Eq(b.Ite(p, read, zero), zero), []ir.Term{p}},
+		{"else arm", b.Eq(b.Ite(p, zero, read), zero), []ir.Term{b.Not(p)}},
+		{"nested", b.And(p, b.Or(q, e)), []ir.Term{b.And(p, b.Not(q))}},
+		// The condition always matters, the else arm where the rewritten
+		// condition fails (factTerms drops that copy as implied).
+		{"ite condition", b.Eq(b.Ite(e, zero, read), zero), []ir.Term{ir.NoTerm, b.Not(b.Eq(b.Select(m, frame, 4), b.Const(32, 5)))}},
+	}
+	for _, tc := range cases {
+		facts := map[disjointFact]bool{}
+		s := newStackSplitter(b, ir.NewSimplifier(b), rsp, facts)
+		r := s.apply(tc.t)
+		if mentionsAny(b, r, map[ir.Term]comp{x: {}}) {
+			t.Errorf("%s: the read did not pass the store: %s", tc.name, b.Short(r))
+		}
+		var got []ir.Term
+		for f := range facts {
+			if f.a1 != frame || f.a2 != x || f.n1 != 4 || f.n2 != 4 {
+				t.Errorf("%s: fact %+v, want the frame slot against the argument", tc.name, f)
+			}
+			got = append(got, f.guard)
+		}
+		slices.Sort(got)
+		slices.Sort(tc.guards)
+		if !slices.Equal(got, tc.guards) {
+			names := func(ts []ir.Term) []string {
+				var out []string
+				for _, t := range ts {
+					if t == ir.NoTerm {
+						out = append(out, "always")
+					} else {
+						out = append(out, b.Short(t))
+					}
+				}
+				return out
+			}
+			t.Errorf("%s: guards %q, want %q", tc.name, names(got), names(tc.guards))
+		}
+	}
+}

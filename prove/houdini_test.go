@@ -1,0 +1,106 @@
+package prove
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"eqc/ir"
+	"eqc/ir/smtlib"
+)
+
+// houdiniLoop is one site, a loop head with the self-edge x := x + 2 over
+// a 32-bit x, and four candidates: x even and x != 1 (inductive together),
+// x == 0 and x < 100 (not inductive).
+func houdiniLoop() (*ir.Builder, [][]ir.Term, []HoudiniEdge) {
+	b := ir.NewBuilder()
+	x := b.Var("x", ir.BVSort(32))
+	cands := [][]ir.Term{{
+		b.Eq(b.Extract(x, 0, 0), b.Const(1, 0)),
+		b.Eq(x, b.Const(32, 0)),
+		b.Not(b.Eq(x, b.Const(32, 1))),
+		b.Ult(x, b.Const(32, 100)),
+	}}
+	sub := ir.NewSubstituter(b, map[ir.Term]ir.Term{x: b.Add(x, b.Const(32, 2))})
+	return b, cands, []HoudiniEdge{{From: 0, To: 0, Post: sub.Apply}}
+}
+
+// conjSolver answers Unknown to every query that asks about several
+// candidates at once (its last assertion negates a conjunction).
+type conjSolver struct {
+	Solver
+	queries int
+}
+
+func (s *conjSolver) Check(ctx context.Context, q Query) Result {
+	s.queries++
+	last := q.Assertions[len(q.Assertions)-1]
+	if q.B.Op(last) == ir.OpNot && q.B.Op(q.B.Args(last)[0]) == ir.OpAnd {
+		return Result{Status: smtlib.Unknown, Reason: ReasonTimeout}
+	}
+	return s.Solver.Check(ctx, q)
+}
+
+func houdiniSolver(t *testing.T) Solver {
+	t.Helper()
+	s, _, err := New(Options{Backends: []string{"z3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestHoudini(t *testing.T) {
+	s := houdiniSolver(t)
+	want := []bool{true, false, true, false}
+	b, cands, edges := houdiniLoop()
+	if r := Houdini(context.Background(), s, b, cands, edges); r.Unknown != "" || !slices.Equal(r.Kept[0], want) {
+		t.Errorf("Houdini: kept %v (%s), want %v", r.Kept[0], r.Unknown, want)
+	}
+
+	// Without Split, an undecided query gives up; with it, each candidate
+	// is asked about alone and the fixpoint is the same.
+	b, cands, edges = houdiniLoop()
+	cs := &conjSolver{Solver: s}
+	if r := Houdini(context.Background(), cs, b, cands, edges); r.Unknown == "" {
+		t.Errorf("Houdini on a solver that decides no conjunction: kept %v, no unknown", r.Kept[0])
+	}
+	b, cands, edges = houdiniLoop()
+	if r := HoudiniWith(context.Background(), cs, b, cands, edges, HoudiniOptions{Split: true}); r.Unknown != "" || !slices.Equal(r.Kept[0], want) {
+		t.Errorf("Split: kept %v (%s), want %v", r.Kept[0], r.Unknown, want)
+	}
+
+	// Settle: its implied candidates are never asked about, its broken
+	// ones are dropped, and it is applied before the first query.
+	b, cands, edges = houdiniLoop()
+	cs = &conjSolver{Solver: s}
+	settled := 0
+	edges[0].Settle = func(premise []ir.Term, idx []int, posts []ir.Term) []HoudiniVerdict {
+		if cs.queries == 0 {
+			settled++
+		}
+		if len(premise) != len(idx) || len(posts) != len(idx) {
+			t.Errorf("Settle: premise %d, idx %v, posts %d", len(premise), idx, len(posts))
+		}
+		vs := make([]HoudiniVerdict, len(idx))
+		for j, i := range idx {
+			switch i {
+			case 1:
+				vs[j] = HoudiniBroken
+			case 2:
+				vs[j] = HoudiniImplied
+			}
+		}
+		return vs
+	}
+	r := HoudiniWith(context.Background(), cs, b, cands, edges, HoudiniOptions{Split: true})
+	if r.Unknown != "" || !slices.Equal(r.Kept[0], want) || settled == 0 {
+		t.Errorf("Settle: kept %v (%s), settled %d times before a query, want %v", r.Kept[0], r.Unknown, settled, want)
+	}
+	// Candidates 0 and 3 are asked about, never 2: the first query is a
+	// conjunction of two (unknown), then one each.
+	if r.Queries != cs.queries || r.Queries > 5 {
+		t.Errorf("Settle: %d queries (solver saw %d)", r.Queries, cs.queries)
+	}
+}

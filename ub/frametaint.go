@@ -1,0 +1,171 @@
+package ub
+
+import "eqc/ir"
+
+// The frame taint of the OBVA model (out-of-bounds variable access, HVC
+// 2017 §3). A C program reaches its local variables only through pointers
+// derived from them, so an access through any other pointer that lands in
+// the function's frame is undefined behaviour of the source. At the
+// machine level the frame is the stack region below the entry rsp: at the
+// call no object lives there, and the function's own locals are reached
+// from rsp. Under the model a checker may therefore take every source
+// access whose address is not derived from the entry rsp to miss the
+// frame.
+//
+// "Derived from rsp" is a may-depend-on analysis over ir terms
+// (FrameTaint): the entry rsp is derived; so is every value computed from
+// a derived one, every load at a derived address that no store of the
+// chain it reads gives exactly (the frame may hold a saved frame
+// pointer), and every load from outside the frame once some store of the
+// program puts a derived value there. The program is given as its edges
+// (TaintEdge): the variables each defines, as terms over the variables of
+// the edge's start, and the memory it leaves; a variable is derived when
+// some edge into it gives it a derived value, to a fixpoint.
+
+// FrameTaint is the may-depend-on analysis: which values may be derived
+// from the entry rsp.
+type FrameTaint struct {
+	b       *ir.Builder
+	rsp0    ir.Term
+	derived map[ir.Term]bool // variables the program's edges define
+	heap    bool             // a derived value may be stored outside the frame
+	memo    map[ir.Term]bool
+}
+
+// TaintEdge is one edge of the program the analysis runs over: the
+// variables it defines, and the memory it leaves.
+type TaintEdge struct {
+	Defs []TaintDef
+	Mem  ir.Term
+}
+
+// TaintDef is a variable an edge defines. Value returns the term the edge
+// gives it; the analysis asks for it only while the variable is not known
+// to be derived.
+type TaintDef struct {
+	Var   ir.Term
+	Value func() ir.Term
+}
+
+// AnalyzeFrameTaint runs the analysis over edges to its fixpoint, with
+// rsp0 the entry rsp.
+func AnalyzeFrameTaint(b *ir.Builder, rsp0 ir.Term, edges []TaintEdge) *FrameTaint {
+	ft := &FrameTaint{b: b, rsp0: rsp0, derived: map[ir.Term]bool{}}
+	for changed := true; changed; {
+		changed = false
+		ft.memo = map[ir.Term]bool{}
+		for _, e := range edges {
+			for _, d := range e.Defs {
+				if ft.derived[d.Var] {
+					continue
+				}
+				if ft.Derived(d.Value()) {
+					ft.derived[d.Var], changed = true, true
+				}
+			}
+			if !ft.heap && ft.storesDerivedOutside(e.Mem) {
+				ft.heap, changed = true, true
+			}
+		}
+	}
+	ft.memo = map[ir.Term]bool{}
+	return ft
+}
+
+// storesDerivedOutside reports whether memory m stores a derived value at
+// an address that is not.
+func (ft *FrameTaint) storesDerivedOutside(m ir.Term) bool {
+	b := ft.b
+	for _, t := range b.PostOrder(m) {
+		if b.Op(t) == ir.OpStore && !ft.Derived(b.Arg(t, 1)) && ft.Derived(b.Arg(t, 2)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Derived reports whether t may be derived from the entry rsp.
+func (ft *FrameTaint) Derived(t ir.Term) bool {
+	if d, ok := ft.memo[t]; ok {
+		return d
+	}
+	b := ft.b
+	var d bool
+	switch {
+	case t == ft.rsp0:
+		d = true
+	case b.Op(t) == ir.OpVar:
+		d = ft.derived[t]
+	case b.Op(t) == ir.OpSelect:
+		n, _ := b.Params(t)
+		d = ft.load(b.Arg(t, 0), b.Arg(t, 1), n)
+	case b.Op(t) == ir.OpStore:
+		d = ft.Derived(b.Arg(t, 2)) || ft.Derived(b.Arg(t, 0))
+	default:
+		for _, a := range b.Args(t) {
+			if ft.Derived(a) {
+				d = true
+				break
+			}
+		}
+	}
+	ft.memo[t] = d
+	return d
+}
+
+// load reports whether n bytes read at a from m may be derived: a value
+// some store of the chain may have put there, or what was there before.
+func (ft *FrameTaint) load(m, a ir.Term, n uint32) bool {
+	b := ft.b
+	offA, stackA := FrameOffset(b, ft.rsp0, a)
+	for {
+		switch b.Op(m) {
+		case ir.OpStore:
+			k, _ := b.Params(m)
+			addr := b.Arg(m, 1)
+			offB, stackB := FrameOffset(b, ft.rsp0, addr)
+			if stackA && stackB && (offA+int64(n) <= offB || offB+int64(k) <= offA) {
+				m = b.Arg(m, 0)
+				continue
+			}
+			if ft.Derived(b.Arg(m, 2)) {
+				return true
+			}
+			if addr == a && k == n {
+				return false // the read gets this store's value
+			}
+			m = b.Arg(m, 0)
+			continue
+		case ir.OpIte:
+			return ft.load(b.Arg(m, 1), a, n) || ft.load(b.Arg(m, 2), a, n)
+		}
+		// Before the edge: the frame may hold anything the function put
+		// there; elsewhere, what the caller left or the source stored.
+		return ft.Derived(a) || ft.heap || (b.Op(m) != ir.OpVar && ft.Derived(m))
+	}
+}
+
+// FrameOffset reports whether address a is the entry rsp rsp0 plus a
+// constant, and the constant.
+func FrameOffset(b *ir.Builder, rsp0, a ir.Term) (int64, bool) {
+	if a == rsp0 {
+		return 0, true
+	}
+	r, off := BaseOffset(b, a)
+	return int64(off), r == rsp0
+}
+
+// BaseOffset splits address a into a base term and a constant offset (a
+// = base + off modulo 2^64). It is a helper on ir terms, shared with the
+// product's alias rewriting, that FrameOffset needs.
+func BaseOffset(b *ir.Builder, a ir.Term) (ir.Term, uint64) {
+	if b.Op(a) == ir.OpAdd && len(b.Args(a)) == 2 {
+		if x := b.Arg(a, 1); b.Op(x) == ir.OpConst {
+			return b.Arg(a, 0), b.ConstValue(x).Uint64()
+		}
+		if x := b.Arg(a, 0); b.Op(x) == ir.OpConst {
+			return b.Arg(a, 1), b.ConstValue(x).Uint64()
+		}
+	}
+	return a, 0
+}
