@@ -1,7 +1,9 @@
 // Package prove decides the queries of translation validation with SMT
 // solvers, and holds the Houdini fixpoint over candidate invariants
 // (houdini.go: drop every candidate a failing edge's model falsifies, until
-// the rest is inductive), and the proof file format (prooffile.go: JSON,
+// the rest is inductive; HoudiniWith adds an edge's own Settle judgement and
+// a per-candidate Split when a query is undecided, for prove/deadblocks,
+// the dead-block proof that tracer's coverage is given by its caller), and the proof file format (prooffile.go: JSON,
 // versioned, binaries named by SHA-256, the product graph with invariants
 // as SMT-LIB terms, the assumptions; read strictly, a malformed file is a
 // *MalformedProofError). The checker that replays a proof file against
