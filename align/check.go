@@ -26,10 +26,11 @@ type Request struct {
 	SrcPath, SrcFunc string
 	DstPath, DstFunc string
 	// UB is the undefined-behaviour model spec asked for (ub.Parse: "none",
-	// "all" or a comma-separated list of models; "" is "all"). Of the
-	// models only OBVA is used by proofs yet (the loop engines'); a
-	// confirmed difference is reported not-equivalent only under "none",
-	// since inputs are not yet checked for the UB the model would exclude.
+	// "all", a comma-separated list of models, or all,-MODEL...; "" is
+	// "all"). Of the models only OBVA is used by proofs yet; a confirmed
+	// difference is reported not-equivalent under any model once the UB
+	// monitor (tracer.ConfirmUnder) has found no undefined behaviour of the
+	// model in the source's run on the input.
 	UB string
 	// Engine is the loop engine asked for: "static", "data" or "auto"
 	// ("" is "auto").
@@ -129,12 +130,12 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 		// Real runs before the proof search: a loop proof that fails
 		// yields no input to confirm, and a search that cannot correlate
 		// an inequivalent pair may spend the whole timeout failing.
-		diff = diffTest(ctx, req, p)
+		diff = diffTest(ctx, req, models, p)
 		res.TestVectors = diff.runs
 		if pair.Debug {
 			fmt.Fprintf(os.Stderr, "eqc: %s\n", diff)
 		}
-		if diff.c != nil && models.None() {
+		if diff.c != nil {
 			reportDifference(ctx, req, models, diff.in, diff.c, &res)
 			res.WallS = time.Since(start).Seconds()
 			return res, nil
@@ -163,13 +164,24 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	if cex := out.Counterexample; cex != nil && ctx.Err() == nil {
 		confirm(ctx, req, models, cex, &res)
 	}
+	if !out.HasLoops && out.Verdict == Unknown && res.Input == nil && out.Counterexample != nil && ctx.Err() == nil {
+		// The solver's counterexample did not show in real runs (it may
+		// point an argument at the frame, or at nothing): the inputs of
+		// the differential test are valid calling contexts, and a
+		// function's mutant usually differs on one of them.
+		diff = diffTest(ctx, req, models, p)
+		res.TestVectors = diff.runs
+		if diff.c == nil && diff.ubNote != "" {
+			res.Reason += "; differential test: " + diff.ubNote
+		}
+	}
 	if diff.c != nil && res.Input == nil {
-		// A difference not reported as not-equivalent (the UB model may
-		// exclude its input) is still shown; a proof of equivalence it
-		// contradicts is not trusted: the only UB a proof may assume
-		// (OBVA) needs a pointer into the callee's frame, which the
-		// differential test's inputs never are, so one of the two is
-		// wrong.
+		// A difference not reported as not-equivalent (its replay failed)
+		// is still shown; a proof of equivalence it contradicts is not
+		// trusted: the input was checked for the UB the model excludes
+		// (the only UB a proof may assume, OBVA, needs a pointer into the
+		// callee's frame, which the differential test's inputs never
+		// are), so one of the two is wrong.
 		if res.Verdict == Equivalent {
 			res.Verdict, res.Assumptions, res.Proof = Unknown, nil, nil
 			res.Reason = "internal-inconsistency: proved equivalent, but real runs differ on an input"
@@ -192,6 +204,7 @@ func confirm(ctx context.Context, req Request, models ub.Set, cex *pair.Countere
 	cf, err := tracer.NewConfirmer(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
 	var c *tracer.Confirmation
 	if err == nil {
+		cf.UB = models
 		c, err = confirmOn(ctx, cf, &in, 0, nil)
 		cf.Close()
 	}
@@ -212,16 +225,11 @@ func confirm(ctx context.Context, req Request, models ub.Set, cex *pair.Countere
 
 // reportDifference records a difference real runs confirmed on in: the
 // input and the differing observables, and the verdict not-equivalent,
-// but only when models (req's) assume no UB, since otherwise the input
-// might trigger UB a model would exclude, and only when an independent
-// replay (replay) shows a difference too.
+// but only when an independent replay (replay) shows a difference too, on
+// which the source's run has no undefined behaviour under models.
 func reportDifference(ctx context.Context, req Request, models ub.Set, in tracer.Input, c *tracer.Confirmation, res *Result) {
 	res.Input, res.Observed = shownInput(in, c), c.Differences
-	if !models.None() {
-		res.Reason = fmt.Sprintf("confirmed difference on an input not checked for undefined behaviour (UB model %q is not built yet; --ub none reports it as not-equivalent)", req.UB)
-		return
-	}
-	if why := replay(ctx, req, in); why != "" {
+	if why := replay(ctx, req, models, in); why != "" {
 		res.Verdict = Unknown
 		res.Reason = "difference not reproduced by an independent replay: " + why
 		return
@@ -232,15 +240,16 @@ func reportDifference(ctx context.Context, req Request, models ub.Set, in tracer
 // replay runs both binaries on in once more, each linked afresh into a new
 // process (tracer.Confirm), so that no state of the runs that found the
 // difference (a process reused across inputs, a restored snapshot) can
-// have made it; it returns why the difference did not survive, or "".
-func replay(ctx context.Context, req Request, in tracer.Input) string {
+// have made it, and the source's run is checked for undefined behaviour
+// under models; it returns why the difference did not survive, or "".
+func replay(ctx context.Context, req Request, models ub.Set, in tracer.Input) string {
 	if ctx.Err() != nil {
 		// The check's time is up, but a verdict is owed its replay.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 	}
-	c, err := tracer.Confirm(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc, in)
+	c, err := tracer.ConfirmUnder(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc, in, models)
 	switch {
 	case err != nil:
 		return err.Error()

@@ -15,6 +15,7 @@ import (
 
 	"eqc/align/product/pair"
 	"eqc/tracer"
+	"eqc/ub"
 	"eqc/x86"
 )
 
@@ -63,6 +64,9 @@ type diffOutcome struct {
 	in   tracer.Input         // the input that showed a difference
 	c    *tracer.Confirmation // its confirmation; nil when no input differed
 	note string               // why testing stopped early, if it did
+	// ubNote says why the first input that differed was not counted: the
+	// source may have undefined behaviour on it under the model.
+	ubNote string
 }
 
 // diffBudgetFor is the share of the check's time the test's runs may take
@@ -80,7 +84,7 @@ func diffBudgetFor(ctx context.Context) time.Duration {
 // shows a confirmed difference, the inputs run out or the budget is spent.
 // A difference is shrunk (memory it does not need is set to zero) so that
 // the input shown stays small.
-func diffTest(ctx context.Context, req Request, p *pair.Pair) diffOutcome {
+func diffTest(ctx context.Context, req Request, models ub.Set, p *pair.Pair) diffOutcome {
 	var out diffOutcome
 	// Linking comes before the budget: on a loaded machine it alone can
 	// take the few seconds the runs get, and then no input would run.
@@ -90,6 +94,7 @@ func diffTest(ctx context.Context, req Request, p *pair.Pair) diffOutcome {
 		return out
 	}
 	defer cf.Close()
+	cf.UB = models
 	ctx, cancel := context.WithTimeout(ctx, diffBudgetFor(ctx))
 	defer cancel()
 	dropped := map[string]bool{} // globals neither executable defines
@@ -103,6 +108,9 @@ func diffTest(ctx context.Context, req Request, p *pair.Pair) diffOutcome {
 			return out
 		}
 		out.runs++
+		if c.UB != nil && out.ubNote == "" {
+			out.ubNote = "inputs that differ may have undefined behaviour in the source: " + c.UB.String()
+		}
 		if c.Differ {
 			out.in, out.c = shrink(ctx, cf, in, c)
 			return out

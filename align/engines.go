@@ -96,7 +96,7 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 		out.Reason = reason
 		return out
 	}
-	pre, assumptions := p.LoopPrecondition()
+	pre, assumptions := p.ModelPrecondition()
 	out.Assumptions = assumptions
 	r := s.Check(ctx, prove.Query{B: p.B, Assertions: []ir.Term{pre}})
 	out.SMTQueries++

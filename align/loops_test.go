@@ -48,7 +48,7 @@ func TestLoops(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", cc, fn, err)
 			}
-			d := diffTest(context.Background(), req, p)
+			d := diffTest(context.Background(), req, 0, p)
 			t.Logf("%s O0->O3 base.c %s: %s", cc, fn, d)
 			if d.c != nil {
 				t.Errorf("%s %s: the same source differs at -O0 and -O3 on input %+v: %q", cc, fn, shownInput(d.in, d.c), d.c.Differences)

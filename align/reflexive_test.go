@@ -139,8 +139,8 @@ func reflexCheck(ctx context.Context, src, dst, fn string, s prove.Solver) (verd
 		}
 		return res.Verdict, strings.Join(res.Observed, "; ")
 	}
-	diff := diffTest(ctx, req, p)
-	if diff.c != nil && replay(ctx, req, diff.in) == "" {
+	diff := diffTest(ctx, req, 0, p)
+	if diff.c != nil && replay(ctx, req, 0, diff.in) == "" {
 		return NotEquivalent, strings.Join(diff.c.Differences, "; ")
 	}
 	if diff.runs == 0 {

@@ -56,7 +56,7 @@ func TestUntouchedStaticInitializers(t *testing.T) {
 				t.Fatal(err)
 			}
 			t0 := time.Now()
-			d := diffTest(context.Background(), req, p)
+			d := diffTest(context.Background(), req, 0, p)
 			t.Logf("-O0 against -O2: %s in %v", d, time.Since(t0).Round(time.Millisecond))
 			switch {
 			case d.note != "":

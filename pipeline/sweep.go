@@ -511,18 +511,27 @@ func (p *progress) close() {
 	}
 }
 
-// ParseUBModels reads --ub: a comma list of models to sweep, each all,
-// none, one of sio tbsa obva shift div null align, or several of those
-// joined with '+' (one check under all of them: ub.Parse, with '+' for
-// the comma eqc check takes, checkUB).
-func ParseUBModels(s string) ([]string, error) {
+// ParseUBModels reads the values of --ub, one check per value and
+// function: each is a model spec as eqc check takes it (ub.Parse: all,
+// none, a list such as sio,obva, or all,-sio for all but SIO); '+' may
+// stand for the comma, as in rows written before --ub could be repeated.
+// No value at all is "all". The ablation of the UB paper is one sweep:
+// --ub all --ub all,-sio --ub all,-tbsa --ub all,-obva --ub none.
+func ParseUBModels(specs []string) ([]string, error) {
+	if len(specs) == 0 {
+		return []string{"all"}, nil
+	}
 	var out []string
-	for _, m := range strings.Split(s, ",") {
+	seen := map[string]bool{}
+	for _, m := range specs {
 		m = strings.TrimSpace(m)
 		if _, err := ub.Parse(checkUB(m)); err != nil {
-			return nil, fmt.Errorf("in %q: %w", s, err)
+			return nil, err
 		}
-		out = append(out, m)
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
 	}
 	return out, nil
 }

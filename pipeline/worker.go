@@ -400,8 +400,9 @@ func verifyProof(ctx context.Context, cfg *Config, c Check, out *outcome) error 
 	return nil
 }
 
-// checkUB turns a sweep UB model ("all", "none", "sio", "sio+tbsa") into
-// the --ub argument of eqc check ("sio,tbsa").
+// checkUB turns a sweep UB model ("all", "none", "sio,tbsa", "all,-sio",
+// or "sio+tbsa" as older rows spell it) into the --ub argument of eqc
+// check ("sio,tbsa").
 func checkUB(model string) string { return strings.ReplaceAll(model, "+", ",") }
 
 func firstJSONLine(b []byte) []byte {

@@ -87,12 +87,15 @@ func TestRunWorkerInterrupted(t *testing.T) {
 }
 
 func TestParseUBModels(t *testing.T) {
-	got, err := ParseUBModels("all,none,sio,sio+tbsa")
-	if err != nil || strings.Join(got, " ") != "all none sio sio+tbsa" {
+	got, err := ParseUBModels([]string{"all", "all,-sio", "none", "sio,obva", "sio+tbsa", "all"})
+	if err != nil || strings.Join(got, " ") != "all all,-sio none sio,obva sio+tbsa" {
 		t.Errorf("got %v, %v", got, err)
 	}
-	for _, bad := range []string{"", "all,", "sio+nope", "everything"} {
-		if _, err := ParseUBModels(bad); err == nil {
+	if got, err := ParseUBModels(nil); err != nil || strings.Join(got, " ") != "all" {
+		t.Errorf("no --ub: got %v, %v; want all", got, err)
+	}
+	for _, bad := range []string{"", "all,", "sio+nope", "everything", "all,none"} {
+		if _, err := ParseUBModels([]string{"all", bad}); err == nil {
 			t.Errorf("ParseUBModels(%q): no error", bad)
 		}
 	}

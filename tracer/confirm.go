@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"eqc/ub"
 	"eqc/x86"
 )
 
@@ -84,6 +85,10 @@ type Confirmation struct {
 	// h(0x3) dst h(0x4)", "outcome: src returned, dst fault ...").
 	Differ      bool
 	Differences []string
+	// UB is set when the runs differed but the source may have undefined
+	// behaviour on the input under the Confirmer's models (Differ is then
+	// false; Differences still says what differed).
+	UB *UBEvent
 	// Detail says why the runs could not be compared, or which observables
 	// were left out (one line per reason, "; "-joined); empty when every
 	// observable was compared.
@@ -126,7 +131,7 @@ type confirmSide struct {
 // the destination times out or attempts one, Differ is false and Detail says
 // why: the source may have undefined behaviour there, and a timeout proves
 // nothing. Confirm does not check that the input triggers no modelled
-// undefined behaviour in the source; the caller must.
+// undefined behaviour in the source; ConfirmUnder does.
 //
 // Executables and processes live for this call only: each object is linked
 // once (a single link and process when srcObj and dstObj are the same file)
@@ -142,11 +147,18 @@ type confirmSide struct {
 // (*UnknownGlobalError), a malformed memory initialisation
 // (*BadVectorError); plus ctx's error and tracer failures.
 func Confirm(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string, in Input) (*Confirmation, error) {
+	return ConfirmUnder(ctx, srcObj, srcFunc, dstObj, dstFunc, in, 0)
+}
+
+// ConfirmUnder is Confirm with a difference counted only when the source's
+// run has no undefined behaviour under models (Confirmer.UB).
+func ConfirmUnder(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string, in Input, models ub.Set) (*Confirmation, error) {
 	cf, err := NewConfirmer(ctx, srcObj, srcFunc, dstObj, dstFunc)
 	if err != nil {
 		return nil, err
 	}
 	defer cf.Close()
+	cf.UB = models
 	return cf.Confirm(ctx, in)
 }
 
@@ -155,6 +167,12 @@ func Confirm(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string, in In
 // that tries several inputs (differential testing) links once. Its
 // executables and processes live until Close. Not safe for concurrent use.
 type Confirmer struct {
+	// UB are the undefined-behaviour models a difference must not rest
+	// on: when set, the source's run on an input that shows a difference
+	// is repeated under the UB monitor (ubmonitor.go), and an input on which
+	// it may have undefined behaviour under UB is no difference.
+	UB ub.Set
+
 	src, dst *confirmSide
 	sides    []*confirmSide // the distinct ones: one when both are the same file
 	same     bool
@@ -246,19 +264,16 @@ func (cf *Confirmer) Confirm(ctx context.Context, in Input) (*Confirmation, erro
 	}
 	c := &Confirmation{Args: args}
 	results := make([]*Result, 2)
+	var srcVector Vector
 	for i, s := range []*confirmSide{src, dst} {
 		v, err := vectorFor(s, src, dst, args, in)
 		if err != nil {
 			return nil, err
 		}
-		timeout := 5 * time.Second
-		if dl, ok := ctx.Deadline(); ok {
-			left := time.Until(dl)
-			if i == 0 {
-				left /= 2 // leave the other half to dst
-			}
-			timeout = max(min(timeout, left), 10*time.Millisecond)
+		if i == 0 {
+			srcVector = v
 		}
+		timeout := runTimeout(ctx, i == 0)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -278,7 +293,61 @@ func (cf *Confirmer) Confirm(ctx context.Context, in Input) (*Confirmation, erro
 	c.Src = observe(results[0], cf.sig)
 	c.Dst = observe(results[1], cf.sig)
 	compareRuns(c, src, dst, results[0], results[1], cf.sig)
+	if c.Differ && !cf.UB.None() {
+		if err := cf.checkUB(ctx, c, srcVector); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// runTimeout is how long one run may take: 5 s, and with a deadline on
+// ctx at most half the time left for the first of two runs.
+func runTimeout(ctx context.Context, first bool) time.Duration {
+	timeout := 5 * time.Second
+	if dl, ok := ctx.Deadline(); ok {
+		left := time.Until(dl)
+		if first {
+			left /= 2 // leave the other half to dst
+		}
+		timeout = max(min(timeout, left), 10*time.Millisecond)
+	}
+	return timeout
+}
+
+// maxMonitoredSteps bounds the source run the UB monitor single-steps.
+const maxMonitoredSteps = 2000000
+
+// checkUB runs the source again on v under the UB monitor and withdraws
+// c's difference when the run may have undefined behaviour under cf.UB, or
+// when the monitor could not watch the whole run.
+func (cf *Confirmer) checkUB(ctx context.Context, c *Confirmation, v Vector) error {
+	src := cf.src
+	var debug *x86.FuncDebug
+	if f, err := src.file.Func(src.fn); err == nil {
+		debug = f.Debug
+	}
+	mon := newUBMonitor(src.exe, src.fn, debug, cf.UB)
+	r, err := src.proc.Call(src.fn, v, &RunOptions{Step: mon.step, MaxSteps: maxMonitoredSteps, Timeout: runTimeout(ctx, false)})
+	if err != nil {
+		return err
+	}
+	why := ""
+	switch {
+	case mon.event != nil:
+		c.UB = mon.event
+		why = "the source may have undefined behaviour on this input: " + mon.event.String()
+	case r.Outcome != Returned:
+		why = fmt.Sprintf("the source's run could not be checked for undefined behaviour (%s under the monitor)", r)
+	default:
+		return nil
+	}
+	c.Differ = false
+	if c.Detail != "" {
+		why += "; " + c.Detail
+	}
+	c.Detail = why
+	return nil
 }
 
 // ConfirmMany confirms every input of ins on one pair, linking once: the

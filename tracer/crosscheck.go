@@ -114,12 +114,6 @@ func CrossCheck(ctx context.Context, t *Target, vectors []Vector, o CrossCheckOp
 	return rep, nil
 }
 
-// funcRange is one function of the object in the executable.
-type funcRange struct {
-	name       string
-	start, end uint64
-}
-
 type checker struct {
 	exe    *Executable
 	p      *Process
@@ -132,23 +126,13 @@ type checker struct {
 }
 
 func newChecker(exe *Executable, p *Process, rep *CrossCheckReport, o CrossCheckOptions) *checker {
-	c := &checker{exe: exe, p: p, rep: rep, o: o, cache: map[uint64]*lifted{}, byAddr: map[uint64]int{}}
-	for _, f := range exe.Object.Funcs {
-		if a, n, err := exe.FuncRange(f); err == nil && n > 0 {
-			c.scope = append(c.scope, funcRange{f, a, a + n})
-		}
-	}
-	sort.Slice(c.scope, func(i, j int) bool { return c.scope[i].start < c.scope[j].start })
-	return c
+	return &checker{exe: exe, p: p, rep: rep, o: o, scope: objectScope(exe), cache: map[uint64]*lifted{}, byAddr: map[uint64]int{}}
 }
 
 // funcAt names the object's function containing pc ("" if none).
 func (c *checker) funcAt(pc uint64) string {
-	i := sort.Search(len(c.scope), func(i int) bool { return c.scope[i].end > pc })
-	if i < len(c.scope) && c.scope[i].start <= pc {
-		return c.scope[i].name
-	}
-	return ""
+	fr, _ := scopeAt(c.scope, pc)
+	return fr.name
 }
 
 // lifted is one instruction lifted on a fresh state, in a Builder of its

@@ -40,6 +40,12 @@ type Set uint8
 // All is every model: the default of eqc check.
 const All Set = 1<<numModels - 1
 
+// StackLimit is the size of the region below the entry stack pointer that
+// counts as the called function's frame (its own and its callees'): the
+// region OBVA says no pointer from outside reaches, and the one whose
+// contents are dead after the return.
+const StackLimit = 1 << 20
+
 // Has reports whether s includes model m.
 func (s Set) Has(m Model) bool { return s&(1<<m) != 0 }
 
@@ -64,8 +70,10 @@ func (s Set) String() string {
 	return strings.Join(out, ",")
 }
 
-// Parse reads a model spec, as --ub takes it: "all", "none", or a
-// comma-separated list of models. Anything else is a *ParseError.
+// Parse reads a model spec, as --ub takes it: "all", "none", a
+// comma-separated list of models ("sio,obva"), or "all" followed by models
+// to leave out ("all,-sio,-tbsa", the ablation's form). Anything else is a
+// *ParseError.
 func Parse(spec string) (Set, error) {
 	switch spec {
 	case "all":
@@ -73,8 +81,21 @@ func Parse(spec string) (Set, error) {
 	case "none":
 		return 0, nil
 	}
+	parts := strings.Split(spec, ",")
+	if parts[0] == "all" && len(parts) > 1 {
+		s := All
+		for _, p := range parts[1:] {
+			name, minus := strings.CutPrefix(p, "-")
+			m, ok := lookup(name)
+			if !minus || !ok {
+				return 0, &ParseError{Spec: spec, Model: p}
+			}
+			s &^= 1 << m
+		}
+		return s, nil
+	}
 	var s Set
-	for _, name := range strings.Split(spec, ",") {
+	for _, name := range parts {
 		m, ok := lookup(name)
 		if !ok {
 			return 0, &ParseError{Spec: spec, Model: name}
@@ -104,5 +125,5 @@ func (e *ParseError) Error() string {
 	if e.Model == "" {
 		what = "empty UB model"
 	}
-	return fmt.Sprintf("%s in %q (want all, none, or a comma-separated list of %s)", what, e.Spec, strings.Join(names[:], ", "))
+	return fmt.Sprintf("%s in %q (want all, none, a comma-separated list of %s, or all followed by models to leave out: all,-sio)", what, e.Spec, strings.Join(names[:], ", "))
 }

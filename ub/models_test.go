@@ -29,9 +29,12 @@ func TestParse(t *testing.T) {
 		{"obva,sio", true, "sio,obva"},
 		{"sio,tbsa", false, "sio,tbsa"},
 		{"sio,tbsa,obva,shift,div,null,align", true, "all"},
+		{"all,-sio", true, "tbsa,obva,shift,div,null,align"},
+		{"all,-obva", false, "sio,tbsa,shift,div,null,align"},
+		{"all,-sio,-tbsa,-obva,-shift,-div,-null,-align", false, "none"},
 	} {
 		s, err := Parse(c.spec)
-		if err != nil || s.Has(OBVA) != c.obva || s.String() != c.text || s.None() != (c.spec == "none") {
+		if err != nil || s.Has(OBVA) != c.obva || s.String() != c.text || s.None() != (c.text == "none") {
 			t.Errorf("Parse(%q) = %v (%q), %v; want obva %v, %q", c.spec, s, s.String(), err, c.obva, c.text)
 		}
 	}
@@ -41,10 +44,14 @@ func TestParse(t *testing.T) {
 		{"overflow", "overflow"},
 		{"obvax", "obvax"},
 		{"sio+obva", "sio+obva"},
-		{"all,sio", "all"},
+		{"all,sio", "sio"},
 		{"sio,none", "none"},
 		{"sio,", ""},
 		{" sio", " sio"},
+		{"all,-", "-"},
+		{"all,sio,-tbsa", "sio"},
+		{"all,-nosuch", "-nosuch"},
+		{"sio,-tbsa", "-tbsa"},
 	} {
 		_, err := Parse(c.spec)
 		var pe *ParseError

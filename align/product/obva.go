@@ -1,9 +1,6 @@
 package product
 
 import (
-	"fmt"
-
-	"eqc/align/product/pair"
 	"eqc/ir"
 	"eqc/ub"
 )
@@ -65,76 +62,17 @@ func (pr *Product) computeFrameTaint() *ub.FrameTaint {
 	return ub.AnalyzeFrameTaint(b, pr.rsp0, edges)
 }
 
-// maxOBVAPaths bounds the source paths of one edge that get hypotheses:
-// each is composed on its own.
-const maxOBVAPaths = 16
-
-// obvaHypotheses are e's hypotheses under the model. A block's accesses
-// happen whenever the run enters it and nothing faults, so for each prefix
-// of each source path (at most maxOBVAPaths paths, else none) the prefix's
-// condition, with no fault there or in the next simple edge, implies that
-// the next edge's accesses through addresses not derived from the entry
-// rsp miss the frame.
+// obvaHypotheses are e's hypotheses under the model (ub.OBVAHypotheses),
+// over e's from-node.
 func (pr *Product) obvaHypotheses(e *PEdge) []ir.Term {
-	if e.Infeasible || e.src == nil || e.src.Path.Count() > maxOBVAPaths {
+	if e.Infeasible || e.src == nil {
 		return nil
 	}
-	b, sg := pr.p.B, pr.p.Src.TFG
+	sg := pr.p.Src.TFG
 	base := sg
 	if sg.Base != nil {
 		base = sg.Base
 	}
-	from := pr.stateSubst(sg, pr.Nodes[e.From].Src)
-	lo := pr.simp.Simplify(b.Sub(pr.rsp0, b.Const(64, pair.StackLimit)))
-	var out []ir.Term
-	done := map[string]bool{} // prefixes already covered, by their edge IDs
-	for _, ids := range e.src.Path.Paths(maxOBVAPaths) {
-		var prefix *ir.Edge
-		for k, id := range ids {
-			next := base.Edges[id]
-			key := fmt.Sprint(ids[:k+1])
-			if !done[key] {
-				done[key] = true
-				var miss []ir.Term
-				var at *ir.Substituter // next's from-state as the prefix leaves it
-				if prefix != nil {
-					at = pr.stateSubst(base, prefix.Transfer)
-				}
-				seen := map[ir.Term]bool{}
-				for _, t := range b.PostOrder(append([]ir.Term{next.Cond, next.Fault}, next.Transfer...)...) {
-					if op := b.Op(t); op != ir.OpSelect && op != ir.OpStore {
-						continue
-					}
-					n, _ := b.Params(t)
-					a := b.Arg(t, 1)
-					if at != nil {
-						a = at.Apply(a)
-					}
-					a = pr.simp.Simplify(from.Apply(a))
-					if seen[a] || pr.taint.Derived(a) {
-						continue
-					}
-					seen[a] = true
-					miss = append(miss, disjointFact{a, lo, n, pair.StackLimit + 8, ir.NoTerm}.term(b))
-				}
-				if len(miss) > 0 {
-					// The block's accesses happen when the run gets to it
-					// and nothing faults on the way (a fault ends the run,
-					// perhaps before the access).
-					reached := b.Not(next.Fault)
-					if prefix != nil {
-						reached = b.And(prefix.Cond, b.Not(prefix.Fault), b.Not(at.Apply(next.Fault)))
-					}
-					h := b.Or(b.Not(from.Apply(reached)), b.And(miss...))
-					out = append(out, pr.simp.Simplify(h))
-				}
-			}
-			if prefix == nil {
-				prefix = next
-			} else {
-				prefix = base.Seq(prefix, next)
-			}
-		}
-	}
-	return out
+	return ub.OBVAHypotheses(ub.OBVAInput{B: pr.p.B, Simp: pr.simp, G: base, Paths: e.src.Path,
+		From: pr.stateSubst(sg, pr.Nodes[e.From].Src), Taint: pr.taint, Rsp0: pr.rsp0})
 }

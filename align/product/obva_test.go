@@ -37,7 +37,7 @@ func TestOBVAFlipWords(t *testing.T) {
 		if pr == nil {
 			t.Fatal(reason)
 		}
-		_, assumptions := p.LoopPrecondition()
+		_, assumptions := p.ModelPrecondition()
 		if got := slices.Contains(assumptions, pair.OBVAAssumption); got != obva {
 			t.Errorf("OBVA %v: the assumptions list the model: %v", obva, got)
 		}

@@ -148,7 +148,7 @@ func verifyLoopFree(p *pair.Pair, ctx context.Context, pf *prove.ProofFile, s pr
 	if d := diffGraph(p.LoopFreeGraph(), pf.Product); d != "" {
 		return verifyOutcome{reason: d}
 	}
-	_, assumptions := p.Precondition()
+	_, assumptions := p.ModelPrecondition()
 	if d := diffStrings("assumption", assumptions, pf.Assumptions); d != "" {
 		return verifyOutcome{reason: d}
 	}
@@ -167,7 +167,7 @@ func verifyLoops(p *pair.Pair, ctx context.Context, pf *prove.ProofFile, s prove
 	if reason := p.LoopGate(); reason != "" {
 		return fail("the loop engine does not take this pair: %s", reason)
 	}
-	pre, assumptions := p.LoopPrecondition()
+	pre, assumptions := p.ModelPrecondition()
 	if d := diffStrings("assumption", assumptions, pf.Assumptions); d != "" {
 		return fail("%s", d)
 	}

@@ -45,7 +45,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	srcFunc := fs.String("src-func", "", "the source function, compared with --dst-func")
 	dstFunc := fs.String("dst-func", "", "the target function, compared with --src-func")
 	engine := fs.String("engine", "auto", "static, data or auto")
-	ubModel := fs.String("ub", "all", "undefined-behaviour model: all, none, or a list of sio,tbsa,obva,shift,div,null,align")
+	ubModel := fs.String("ub", "all", "undefined-behaviour model: all, none, a list of sio,tbsa,obva,shift,div,null,align, or all,-MODEL... (all but those)")
 	timeout := fs.Duration("timeout", 300*time.Second,
 		"per function: the search gives up after this long, and the function's worker is killed at this plus\n"+
 			"a grace (the timeout clamped to 1s..10s); 0 for no limit")

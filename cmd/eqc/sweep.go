@@ -38,14 +38,15 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	ccList := fs.String("cc", "", "comma-separated compilers (default: the suite's, gcc-12,clang-16)")
 	optList := fs.String("opt", "O3", "comma-separated target optimization settings (O3, O2+sse4.2, ...)")
 	srcOpt := fs.String("src-opt", "O0", "optimization setting of the source side")
-	ub := fs.String("ub", "all", "comma-separated UB models to sweep: all, none, sio, ..., or a combination joined with +")
+	var ub specList
+	fs.Var(&ub, "ub", "UB model spec to sweep, as eqc check takes it (all, none, sio,obva, all,-sio); repeat for one row per spec and function (default all)")
 	engine := fs.String("engine", "auto", "static, data or auto")
 	timeout := fs.Duration("timeout", 300*time.Second, "per-check timeout")
 	jobs := fs.Int("jobs", 0, "checks at once (0: one per CPU)")
 	out := fs.String("out", "", "results directory (default: results/<suite>)")
 	mem := fs.String("mem", defaultMem, "address-space cap of each worker (prlimit --as), e.g. 4G, 512M; 0 for none")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eqc sweep --suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub LIST] [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES]\n")
+		fmt.Fprintf(stderr, "usage: eqc sweep --suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -75,7 +76,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("--mem: %v", err)
 	}
-	ubModels, err := pipeline.ParseUBModels(*ub)
+	ubModels, err := pipeline.ParseUBModels(ub)
 	if err != nil {
 		return usage("--ub: %v", err)
 	}
@@ -218,3 +219,9 @@ func isTerminal(w io.Writer) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
+
+// specList is a flag given once per value.
+type specList []string
+
+func (l *specList) String() string     { return strings.Join(*l, " ") }
+func (l *specList) Set(v string) error { *l = append(*l, v); return nil }

@@ -172,9 +172,9 @@ func TestSweepEndToEndAndResume(t *testing.T) {
 	}
 
 	// A new UB model is a new check; the old ones stay done.
-	code, stdout, _ = runEQC(t, append(args, "--ub", "all,none")...)
+	code, stdout, _ = runEQC(t, append(args, "--ub", "all", "--ub", "none")...)
 	if code != exitUnknown || !strings.Contains(stdout, "2 already done, 2 run now") {
-		t.Errorf("--ub all,none: exit %d\n%s", code, stdout)
+		t.Errorf("--ub all --ub none: exit %d\n%s", code, stdout)
 	}
 
 	// eqc report reads the directory.

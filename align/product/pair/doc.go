@@ -52,7 +52,7 @@
 //     step makes, so a scalar tail of 0 to 3 elements after a vector loop
 //     pairs with one path set of up to 7 iterations.
 //
-//   - LoopGate and LoopPrecondition are what every loop engine requires
+//   - LoopGate and ModelPrecondition are what every loop engine requires
 //     and assumes of a pair (under OBVA, for a source that takes a
 //     pointer, the model's assumption too); liveness.go gives the
 //     components live at each anchor.

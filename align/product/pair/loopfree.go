@@ -11,6 +11,7 @@ import (
 	"eqc/ir"
 	"eqc/ir/smtlib"
 	"eqc/prove"
+	"eqc/ub"
 	"eqc/x86"
 )
 
@@ -40,7 +41,7 @@ const (
 
 // StackLimit is the size of the region below the entry stack pointer that
 // counts as the function's stack: memory there is dead after the return.
-const StackLimit = 1 << 20
+const StackLimit = ub.StackLimit
 
 // maxPinnedBytes bounds the read-only objects whose contents the
 // precondition states byte by byte.
@@ -188,6 +189,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		final  []ir.Term // state at the return, over the shared entry state
 	}
 	sides := make([]run, 2)
+	var srcPaths []*ir.Edge // the source's exit and halt path sets
 	for k, side := range []Side{p.Src, p.Dst} {
 		g := side.TFG
 		exit := g.PathSet(g.Entry, g.Exit, ir.PathOptions{})
@@ -199,6 +201,9 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			if e != nil && len(e.Calls) > 0 {
 				out.Reason = "unsupported:calls (" + e.Calls[0].Callee + ")" // call sequences are not compared yet
 				return out
+			}
+			if e != nil && k == 0 {
+				srcPaths = append(srcPaths, e)
 			}
 		}
 		r := run{normal: b.False()}
@@ -216,8 +221,11 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	src, dst := sides[0], sides[1]
 	out.ProductNodes, out.ProductEdges = 2, 1
-	pre, assumptions := p.Precondition()
+	pre, assumptions := p.ModelPrecondition()
 	out.Assumptions = assumptions
+	if p.OBVA && p.TakesPointer() {
+		pre = b.And(append([]ir.Term{pre}, p.loopFreeOBVA(srcPaths)...)...)
+	}
 
 	check := func(name string, goal ...ir.Term) bool {
 		q := prove.Query{B: b, Assertions: append([]ir.Term{pre}, goal...)}
@@ -264,6 +272,25 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	out.Verdict, out.Reason = "equivalent", ""
 	out.Proof = p.loopFreeProof(assumptions, out.Obligations)
+	return out
+}
+
+// loopFreeOBVA are the OBVA model's hypotheses (ub.OBVAHypotheses) for the
+// source's paths from entry to exit and to halt, over the entry state:
+// the frame taint comes from what the source's paths leave in memory
+// (whether some path stores a frame address outside the frame).
+func (p *Pair) loopFreeOBVA(paths []*ir.Edge) []ir.Term {
+	b, g := p.B, p.Src.TFG
+	rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
+	var edges []ub.TaintEdge
+	for _, e := range paths {
+		edges = append(edges, ub.TaintEdge{Mem: e.Transfer[x86.StateMem]})
+	}
+	taint := ub.AnalyzeFrameTaint(b, rsp0, edges)
+	var out []ir.Term
+	for _, e := range paths {
+		out = append(out, ub.OBVAHypotheses(ub.OBVAInput{B: b, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: rsp0})...)
+	}
 	return out
 }
 

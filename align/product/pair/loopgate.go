@@ -5,9 +5,11 @@ import (
 	"eqc/x86"
 )
 
-// LoopPrecondition is the precondition with the UB assumptions the loop
-// engine may use listed too.
-func (p *Pair) LoopPrecondition() (ir.Term, []string) {
+// ModelPrecondition is the precondition with the UB assumptions the
+// engines may use listed too (the loop-free engine and the loop engines
+// alike; each adds the model's hypotheses, ub.OBVAHypotheses, to its own
+// obligations).
+func (p *Pair) ModelPrecondition() (ir.Term, []string) {
 	pre, assumptions := p.Precondition()
 	if p.OBVA && p.TakesPointer() {
 		assumptions = append(assumptions, OBVAAssumption)
@@ -35,7 +37,7 @@ func (p *Pair) LoopGate() string {
 
 // TakesPointer reports whether the source function may be given a
 // pointer: a pointer parameter, or no signature to tell. Only then does
-// the loop engine build the model's hypotheses: over globals alone the
+// the engines build the model's hypotheses: over globals alone the
 // precondition already places every object outside the frame, and the
 // hypotheses would only make the queries larger.
 func (p *Pair) TakesPointer() bool {

@@ -1,0 +1,297 @@
+package tracer
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+
+	"eqc/ub"
+	"eqc/x86"
+
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// The undefined-behaviour monitor (ubmonitor.go)
+//
+// A not-equivalent verdict under a UB model needs an input on which the
+// source has no undefined behaviour the model excludes (seed 003 §3: the
+// target may do anything after such UB). The source is -O0 code, so every
+// C operation is an instruction of its own, executed in C's order; the
+// monitor single-steps the source's real run on the input and asks, of each
+// instruction of the object's code (the driver's stubs are not C), whether
+// it may be one of the model's undefined operations on the values it got:
+//
+//   - sio: a 32- or 64-bit add, sub, imul, neg, inc or dec whose result
+//     overflows as a signed number (the CPU's OF), an lea whose sum
+//     overflows the signed range of its width (gcc -O0 adds with lea), a
+//     left shift that loses bits of a signed value (gcc -O0 multiplies by a
+//     power of two with sal).
+//   - shift: a shift by a count (the whole ecx, not just cl) at least the
+//     operand's width.
+//   - align: a 2-, 4- or 8-byte memory operand at an address that is not a
+//     multiple of its size.
+//   - obva: an access into the called function's frame [rsp−StackLimit,
+//     rsp+8) whose address is computed (an index register, or a base other
+//     than rsp and rbp) and does not stay inside the local variable the
+//     computation starts from (by the function's DWARF; none known, or
+//     another function's frame: any computed frame access counts).
+//   - div, null: a division by zero or INT_MIN/−1 and an access to page 0
+//     fault in the source's run, which Confirm never counts as a
+//     difference.
+//
+// The monitor over-approximates: it cannot tell an unsigned C operation from
+// a signed one, so wrapping unsigned arithmetic counts as possible signed
+// overflow, and a pointer into a local array kept in a register counts as
+// possible OBVA unless DWARF places it. An input it flags is only dropped,
+// never reported; the cost is an unknown where a typed analysis would have
+// found a difference. What it cannot see: a shift count narrowed to ecx
+// from a 64-bit variable before the shift (-O0 code moves a long count into
+// ecx), accesses out of bounds of a heap or global object (generated inputs
+// place each object at its own address, but the model's bounds are not
+// checked), and TBSA, which has no run-time check.
+
+// UBEvent is one executed source instruction that may have undefined
+// behaviour under the models in Models.
+type UBEvent struct {
+	Models ub.Set
+	Func   string // the object's function holding the instruction
+	Offset uint64 // of the instruction from the function's start
+	Intel  string
+	What   string
+}
+
+func (e *UBEvent) String() string {
+	return fmt.Sprintf("%s at %s+%#x (%s): %s", e.Models, e.Func, e.Offset, e.Intel, e.What)
+}
+
+// ubMonitor watches one single-stepped run of fn (RunOptions.Step) and
+// stops it at the first event under models.
+type ubMonitor struct {
+	exe    *Executable
+	models ub.Set
+	scope  []funcRange
+	fn     string
+	debug  *x86.FuncDebug // fn's DWARF; nil when none
+	rsp0   uint64         // rsp at fn's entry: the first state the run steps
+	start  bool
+	event  *UBEvent
+}
+
+func newUBMonitor(exe *Executable, fn string, debug *x86.FuncDebug, models ub.Set) *ubMonitor {
+	return &ubMonitor{exe: exe, models: models, scope: objectScope(exe), fn: fn, debug: debug}
+}
+
+const flagOF = 1 << 11
+
+// step checks the instruction pre ran; it returns false (stop the run) at
+// the first event under the monitor's models.
+func (m *ubMonitor) step(pre, post *State) bool {
+	if !m.start {
+		m.start, m.rsp0 = true, pre.Regs[RSP]
+	}
+	fr, ok := scopeAt(m.scope, pre.Rip)
+	if !ok {
+		return true
+	}
+	inst, err := x86asm.Decode(m.exe.code(pre.Rip, 15), 64)
+	if err != nil {
+		return true
+	}
+	models, what := m.check(inst, fr, pre, post)
+	if models&m.models == 0 {
+		return true
+	}
+	m.event = &UBEvent{Models: models, Func: fr.name, Offset: pre.Rip - fr.start, Intel: x86asm.IntelSyntax(inst, pre.Rip, nil), What: what}
+	return false
+}
+
+// check returns the models under which inst, run from pre to post, may be
+// undefined, and why.
+func (m *ubMonitor) check(inst x86asm.Inst, fr funcRange, pre, post *State) (ub.Set, string) {
+	next := pre.Rip + uint64(inst.Len)
+	w := uint(inst.DataSize)
+	switch inst.Op {
+	case x86asm.ADD, x86asm.SUB, x86asm.IMUL, x86asm.NEG, x86asm.INC, x86asm.DEC:
+		if w >= 32 && post.Rflags&flagOF != 0 {
+			return set(ub.SIO), fmt.Sprintf("%d-bit signed overflow", w)
+		}
+	case x86asm.LEA:
+		mem, _ := inst.Args[1].(x86asm.Mem)
+		if w < 32 || isFrameReg(mem.Base) || mem.Base == x86asm.RIP {
+			break // an address of a local or a global, not arithmetic
+		}
+		sum := new(big.Int).SetInt64(int64(mem.Disp))
+		if mem.Base != 0 {
+			sum.Add(sum, signedAt(regValue(mem.Base, pre, next), w))
+		}
+		if mem.Index != 0 {
+			sum.Add(sum, new(big.Int).Mul(signedAt(regValue(mem.Index, pre, next), w), big.NewInt(int64(mem.Scale))))
+		}
+		if !fitsSigned(sum, w) {
+			return set(ub.SIO), fmt.Sprintf("%d-bit signed overflow", w)
+		}
+	case x86asm.SHL, x86asm.SHR, x86asm.SAR:
+		if w < 32 {
+			break
+		}
+		var count uint64
+		switch c := inst.Args[1].(type) {
+		case x86asm.Reg:
+			count = uint64(uint32(pre.Regs[RCX])) // the whole int count, before the CPU masks it
+		case x86asm.Imm:
+			count = uint64(c)
+		default:
+			count = 1
+		}
+		if count >= uint64(w) {
+			return set(ub.Shift), fmt.Sprintf("shift count %d of a %d-bit value", count, w)
+		}
+		if inst.Op == x86asm.SHL {
+			v, ok := operandValue(inst.Args[0], pre, next)
+			if ok && count > 0 && !fitsSigned(new(big.Int).Lsh(signedAt(v, w), uint(count)), w) {
+				return set(ub.SIO) | set(ub.Shift), fmt.Sprintf("left shift by %d overflows %d bits", count, w)
+			}
+		}
+	}
+	return m.checkMemory(inst, fr, pre, next)
+}
+
+// checkMemory checks inst's explicit memory operand for the align and obva
+// models.
+func (m *ubMonitor) checkMemory(inst x86asm.Inst, fr funcRange, pre *State, next uint64) (ub.Set, string) {
+	switch inst.Op {
+	case x86asm.LEA, x86asm.NOP, x86asm.PREFETCHNTA, x86asm.PREFETCHT0, x86asm.PREFETCHT1, x86asm.PREFETCHT2, x86asm.PREFETCHW:
+		return 0, ""
+	}
+	if isStringOp(inst.Op) {
+		return 0, ""
+	}
+	for _, a := range inst.Args {
+		mem, ok := a.(x86asm.Mem)
+		if !ok {
+			continue
+		}
+		addr := regValue(mem.Segment, pre, next) + regValue(mem.Base, pre, next) + regValue(mem.Index, pre, next)*uint64(mem.Scale) + uint64(mem.Disp)
+		n := uint64(inst.MemBytes)
+		if (n == 2 || n == 4 || n == 8) && addr%n != 0 {
+			return set(ub.Align), fmt.Sprintf("%d-byte access at %#x", n, addr)
+		}
+		if addr < m.rsp0-ub.StackLimit || addr >= m.rsp0+8 || (isFrameReg(mem.Base) && mem.Index == 0) {
+			continue
+		}
+		anchor := regValue(mem.Base, pre, next)
+		if isFrameReg(mem.Base) {
+			anchor += uint64(mem.Disp)
+		}
+		if mem.Base == 0 || !m.withinLocal(fr, pre, anchor, addr, n) {
+			return set(ub.OBVA), fmt.Sprintf("computed access at frame offset %d outside the local variable it starts from", int64(addr-m.rsp0))
+		}
+	}
+	return 0, ""
+}
+
+// withinLocal reports whether [addr, addr+n) lies inside the local
+// variable of the monitored function that holds anchor.
+func (m *ubMonitor) withinLocal(fr funcRange, pre *State, anchor, addr, n uint64) bool {
+	if fr.name != m.fn || m.debug == nil {
+		return false
+	}
+	var base uint64
+	switch fb := m.debug.FrameBase; {
+	case fb.CFA:
+		base = m.rsp0 + 8
+	case fb.Reg == x86asm.RBP:
+		base = pre.Regs[RBP] + uint64(fb.Offset)
+	default:
+		return false
+	}
+	for _, vs := range [][]x86.Variable{m.debug.Locals, m.debug.Params} {
+		for _, v := range vs {
+			if !v.InFrame || v.Type.Size <= 0 {
+				continue
+			}
+			lo := base + uint64(v.FrameOffset)
+			hi := lo + uint64(v.Type.Size)
+			if anchor >= lo && anchor < hi {
+				return addr >= lo && addr+n <= hi
+			}
+		}
+	}
+	return false
+}
+
+func set(m ub.Model) ub.Set { return 1 << m }
+
+func isFrameReg(r x86asm.Reg) bool {
+	return r == x86asm.RSP || r == x86asm.RBP || r == x86asm.ESP || r == x86asm.EBP
+}
+
+// signedAt is the low w bits of v as a signed number.
+func signedAt(v uint64, w uint) *big.Int {
+	if w < 64 {
+		v <<= 64 - w
+		return big.NewInt(int64(v) >> (64 - w))
+	}
+	return big.NewInt(int64(v))
+}
+
+// fitsSigned reports whether x lies in the signed range of w bits.
+func fitsSigned(x *big.Int, w uint) bool {
+	lim := new(big.Int).Lsh(big.NewInt(1), w-1)
+	return x.Cmp(lim) < 0 && x.Cmp(new(big.Int).Neg(lim)) >= 0
+}
+
+// operandValue is the value of a register operand, or of a memory operand
+// whose bytes the step recorded in pre.Mem.
+func operandValue(a x86asm.Arg, pre *State, next uint64) (uint64, bool) {
+	switch a := a.(type) {
+	case x86asm.Reg:
+		if a >= x86asm.AL && a <= x86asm.R15B || a >= x86asm.AX && a <= x86asm.R15W {
+			return 0, false
+		}
+		return regValue(a, pre, next), true
+	case x86asm.Mem:
+		if len(pre.Mem) == 0 {
+			return 0, false
+		}
+		var v uint64
+		for i, b := range pre.Mem[0].Bytes {
+			if i < 8 {
+				v |= uint64(b) << (8 * i)
+			}
+		}
+		return v, true
+	}
+	return 0, false
+}
+
+// funcRange is one function of the object in the executable.
+type funcRange struct {
+	name       string
+	start, end uint64
+}
+
+// objectScope lists the object's functions in exe, sorted by address.
+func objectScope(exe *Executable) []funcRange {
+	var out []funcRange
+	for _, f := range exe.Object.Funcs {
+		if a, n, err := exe.FuncRange(f); err == nil && n > 0 {
+			out = append(out, funcRange{f, a, a + n})
+		}
+	}
+	sortRanges(out)
+	return out
+}
+
+func sortRanges(rs []funcRange) {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].start < rs[j].start })
+}
+
+// scopeAt finds the function of scope holding pc.
+func scopeAt(scope []funcRange, pc uint64) (funcRange, bool) {
+	lo := sort.Search(len(scope), func(i int) bool { return scope[i].end > pc })
+	if lo < len(scope) && scope[lo].start <= pc {
+		return scope[lo], true
+	}
+	return funcRange{}, false
+}
