@@ -153,13 +153,29 @@ func TestGoldenLoopFree(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, c := range cases {
-		src := objs[c.cc+" "+c.srcOpt+" base.c"]
-		dst := objs[c.cc+" "+c.dstOpt+" "+c.dstFile]
-		res, err := Check(context.Background(), Request{SrcPath: src, SrcFunc: c.fn, DstPath: dst, DstFunc: c.fn, UB: "none", Timeout: 60 * time.Second}, s)
-		if err != nil {
-			t.Fatalf("%s: %v", c.key(), err)
+		for _, model := range []string{"none", "all"} {
+			checkGoldenLoopFree(t, objs, c, model, s, got)
 		}
-		got[c.key()] = res.Verdict
+	}
+	compareGolden(t, "testdata/loopfree.golden", got)
+}
+
+// checkGoldenLoopFree checks one case under one UB model, recording the
+// verdict in got under the case's key (suffixed with the model unless it
+// is none).
+func checkGoldenLoopFree(t *testing.T, objs map[string]string, c goldenCase, model string, s prove.Solver, got map[string]string) {
+	src := objs[c.cc+" "+c.srcOpt+" base.c"]
+	dst := objs[c.cc+" "+c.dstOpt+" "+c.dstFile]
+	res, err := Check(context.Background(), Request{SrcPath: src, SrcFunc: c.fn, DstPath: dst, DstFunc: c.fn, UB: model, Timeout: 60 * time.Second}, s)
+	if err != nil {
+		t.Fatalf("%s: %v", c.key(), err)
+	}
+	key := c.key()
+	if model != "none" {
+		key += " --ub " + model
+	}
+	got[key] = res.Verdict
+	{
 		mutant := c.dstFile != "base.c"
 		switch {
 		case mutant && res.Verdict == Equivalent:
@@ -170,10 +186,9 @@ func TestGoldenLoopFree(t *testing.T) {
 			t.Errorf("%s: not-equivalent without a confirmed input", c.key())
 		}
 		if res.Verdict != Equivalent {
-			t.Logf("%s: %s (%s) %v", c.key(), res.Verdict, res.Reason, res.Observed)
+			t.Logf("%s: %s (%s) %v", key, res.Verdict, res.Reason, res.Observed)
 		}
 	}
-	compareGolden(t, "testdata/loopfree.golden", got)
 }
 
 // commonNames lists the functions defined in an object.
@@ -190,7 +205,7 @@ func compareGolden(t *testing.T, path string, got map[string]string) {
 	}
 	sort.Strings(keys)
 	var sb strings.Builder
-	sb.WriteString("# compiler src->dst file function: verdict (eqc check --ub none); regenerate with -update\n")
+	sb.WriteString("# compiler src->dst file function [--ub model]: verdict (eqc check --ub none, unless a model is named); regenerate with -update\n")
 	for _, k := range keys {
 		fmt.Fprintf(&sb, "%s: %s\n", k, got[k])
 	}

@@ -40,6 +40,41 @@ type OBVAInput struct {
 // OBVAHypotheses returns in's hypotheses; none when the path set has more
 // than MaxOBVAPaths paths.
 func OBVAHypotheses(in OBVAInput) []ir.Term {
+	return obvaHypotheses(in, Misses{})
+}
+
+// Misses are the accesses hypotheses place outside the frame: n bytes at
+// base+off, by base (terms over the paths' start state).
+type Misses map[ir.Term][][2]int64
+
+// add records n bytes at a.
+func (ms Misses) add(b *ir.Builder, a ir.Term, n uint32) {
+	base, off := linear(b, a)
+	ms[base] = append(ms[base], [2]int64{off, off + int64(n)})
+}
+
+// covers reports whether n bytes at a lie inside one recorded access.
+func (ms Misses) covers(b *ir.Builder, a ir.Term, n uint32) bool {
+	base, off := linear(b, a)
+	return ms.coversSpan(base, off, off+int64(n))
+}
+
+func (ms Misses) coversSpan(base ir.Term, lo, hi int64) bool {
+	for _, s := range ms[base] {
+		if s[0] <= lo && hi <= s[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// OBVAMisses is OBVAHypotheses with the accesses the hypotheses place
+// outside the frame.
+func OBVAMisses(in OBVAInput, misses Misses) []ir.Term {
+	return obvaHypotheses(in, misses)
+}
+
+func obvaHypotheses(in OBVAInput, misses Misses) []ir.Term {
 	if in.Paths.Count() > MaxOBVAPaths {
 		return nil
 	}
@@ -62,7 +97,7 @@ func OBVAHypotheses(in OBVAInput) []ir.Term {
 				if prefix != nil {
 					at = stateSubst(b, g, prefix.Transfer)
 				}
-				if h, ok := blockHypothesis(in, from, at, prefix, next, lo); ok {
+				if h, ok := blockHypothesis(in, from, at, prefix, next, lo, misses); ok {
 					out = append(out, h)
 				}
 			}
@@ -78,7 +113,7 @@ func OBVAHypotheses(in OBVAInput) []ir.Term {
 
 // blockHypothesis is the hypothesis for edge next after prefix (nil: next
 // is the path's first edge), if next makes any access the model speaks of.
-func blockHypothesis(in OBVAInput, from, at *ir.Substituter, prefix, next *ir.Edge, lo ir.Term) (ir.Term, bool) {
+func blockHypothesis(in OBVAInput, from, at *ir.Substituter, prefix, next *ir.Edge, lo ir.Term, misses Misses) (ir.Term, bool) {
 	b := in.B
 	var miss []ir.Term
 	seen := map[ir.Term]bool{}
@@ -96,6 +131,7 @@ func blockHypothesis(in OBVAInput, from, at *ir.Substituter, prefix, next *ir.Ed
 			continue
 		}
 		seen[a] = true
+		misses.add(b, a, n)
 		miss = append(miss, MissesFrame(b, a, n, lo))
 	}
 	if len(miss) == 0 {
@@ -125,4 +161,116 @@ func stateSubst(b *ir.Builder, g *ir.TFG, st []ir.Term) *ir.Substituter {
 		}
 	}
 	return ir.NewSubstituter(b, m)
+}
+
+// linear splits address a into a base and the constant the adds and subs
+// around it put on it.
+func linear(b *ir.Builder, a ir.Term) (ir.Term, int64) {
+	var off int64
+	for {
+		switch op := b.Op(a); {
+		case op == ir.OpAdd && len(b.Args(a)) == 2 && b.Op(b.Arg(a, 1)) == ir.OpConst:
+			off += int64(b.ConstValue(b.Arg(a, 1)).Uint64())
+			a = b.Arg(a, 0)
+		case op == ir.OpAdd && len(b.Args(a)) == 2 && b.Op(b.Arg(a, 0)) == ir.OpConst:
+			off += int64(b.ConstValue(b.Arg(a, 0)).Uint64())
+			a = b.Arg(a, 1)
+		case op == ir.OpSub && b.Op(b.Arg(a, 1)) == ir.OpConst:
+			off -= int64(b.ConstValue(b.Arg(a, 1)).Uint64())
+			a = b.Arg(a, 0)
+		default:
+			return a, off
+		}
+	}
+}
+
+// SkipFrameStores rewrites ts for states in which every access of misses
+// lies outside the frame [rsp0−StackLimit, rsp0+8) of the entry rsp rsp0:
+// a read inside such an access passes every store at a constant frame
+// offset (an -O0 function's spills of its arguments and locals), and a
+// read at a constant frame offset passes every store inside such an
+// access; each rebuilt term is simplified, so a pointer the source reloads
+// from its frame becomes the argument it stored there. In a state where
+// the source takes a path normally, each hypothesis of the path's blocks
+// holds, so the rewrite is exact there (and an access's address, rewritten,
+// is the same address): only obligations that assume the source returned
+// normally may use it. misses gains the rewritten addresses.
+func SkipFrameStores(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, misses Misses, ts []ir.Term) []ir.Term {
+	if len(misses) == 0 {
+		return ts
+	}
+	inFrame := func(a ir.Term, n uint32) bool {
+		base, off := linear(b, a)
+		return base == rsp0 && off >= -StackLimit && off+int64(n) <= 8
+	}
+	var memo map[ir.Term]ir.Term
+	var rw func(ir.Term) ir.Term
+	rw = func(t ir.Term) ir.Term {
+		if r, ok := memo[t]; ok {
+			return r
+		}
+		args := b.Args(t)
+		if len(args) == 0 {
+			return t
+		}
+		changed := false
+		nargs := make([]ir.Term, len(args))
+		for i, a := range args {
+			nargs[i] = rw(a)
+			changed = changed || nargs[i] != a
+		}
+		r := t
+		if changed {
+			p0, p1 := b.Params(t)
+			if nt, err := b.Make(b.Op(t), nargs, p0, p1); err == nil {
+				r = simp.Simplify(nt)
+			}
+		}
+		if b.Op(r) == ir.OpSelect {
+			n, _ := b.Params(r)
+			m, a := b.Arg(r, 0), b.Arg(r, 1)
+			aFrame, aMiss := inFrame(a, n), misses.covers(b, a, n)
+			for b.Op(m) == ir.OpStore && (aFrame || aMiss) {
+				k, _ := b.Params(m)
+				w := b.Arg(m, 1)
+				if !(aMiss && inFrame(w, k)) && !(aFrame && misses.covers(b, w, k)) {
+					break
+				}
+				m = b.Arg(m, 0)
+			}
+			if m != b.Arg(r, 0) {
+				r = simp.Simplify(b.Select(m, a, n))
+			}
+		}
+		memo[t] = r
+		return r
+	}
+	// The recorded addresses, rewritten, name the same bytes: record them
+	// too, until no new base appears (a reload of a reloaded pointer takes
+	// one more round).
+	for round := 0; round < 4; round++ {
+		memo = map[ir.Term]ir.Term{}
+		grew := false
+		for base, spans := range misses {
+			nb, off := linear(b, rw(base))
+			if nb == base && off == 0 {
+				continue
+			}
+			for _, s := range spans {
+				if !misses.coversSpan(nb, s[0]+off, s[1]+off) {
+					misses[nb] = append(misses[nb], [2]int64{s[0] + off, s[1] + off})
+					grew = true
+				}
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	memo = map[ir.Term]ir.Term{}
+	out := make([]ir.Term, len(ts))
+	for i, t := range ts {
+		out[i] = rw(simp.Simplify(t))
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"eqc/ir"
 	"eqc/ir/smtlib"
@@ -224,12 +225,24 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	pre, assumptions := p.ModelPrecondition()
 	out.Assumptions = assumptions
 	if p.OBVA && p.TakesPointer() {
-		pre = b.And(append([]ir.Term{pre}, p.loopFreeOBVA(srcPaths)...)...)
+		hyps, misses := p.loopFreeOBVA(srcPaths)
+		pre = b.And(append([]ir.Term{pre}, hyps...)...)
+		// Every obligation but same-termination assumes the source
+		// returned normally, where the rewrite is exact.
+		rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
+		src.final = ub.SkipFrameStores(b, p.Src.TFG.Simplifier, rsp0, misses, src.final)
 	}
 
 	check := func(name string, goal ...ir.Term) bool {
 		q := prove.Query{B: b, Assertions: append([]ir.Term{pre}, goal...)}
+		if prove.DumpQuery != nil {
+			prove.DumpQuery("loopfree-"+strings.ReplaceAll(name, " ", "_"), q)
+		}
+		t0 := time.Now()
 		r := s.Check(ctx, q)
+		if prove.Trace != nil {
+			prove.Trace("loop-free "+name, 0, 1, 0, r.Status, time.Since(t0))
+		}
 		out.SMTQueries++
 		out.Obligations = append(out.Obligations, Obligation{Name: name, Status: r.Status, Reason: r.Reason})
 		switch r.Status {
@@ -276,10 +289,11 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 }
 
 // loopFreeOBVA are the OBVA model's hypotheses (ub.OBVAHypotheses) for the
-// source's paths from entry to exit and to halt, over the entry state:
+// source's paths from entry to exit and to halt, over the entry state, and
+// the addresses they place outside the frame (ub.SkipFrameStores):
 // the frame taint comes from what the source's paths leave in memory
 // (whether some path stores a frame address outside the frame).
-func (p *Pair) loopFreeOBVA(paths []*ir.Edge) []ir.Term {
+func (p *Pair) loopFreeOBVA(paths []*ir.Edge) ([]ir.Term, ub.Misses) {
 	b, g := p.B, p.Src.TFG
 	rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
 	var edges []ub.TaintEdge
@@ -288,10 +302,11 @@ func (p *Pair) loopFreeOBVA(paths []*ir.Edge) []ir.Term {
 	}
 	taint := ub.AnalyzeFrameTaint(b, rsp0, edges)
 	var out []ir.Term
+	misses := ub.Misses{}
 	for _, e := range paths {
-		out = append(out, ub.OBVAHypotheses(ub.OBVAInput{B: b, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: rsp0})...)
+		out = append(out, ub.OBVAMisses(ub.OBVAInput{B: b, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: rsp0}, misses)...)
 	}
-	return out
+	return out, misses
 }
 
 type Observable struct {

@@ -1,0 +1,18 @@
+/* The UB models' goldens (align/ub_test.go). Loop-free functions that read
+   and write through pointer arguments, struct fields and arrays of structs:
+   under OBVA (and all) they prove, without it a pointer argument may point
+   into the callee's own frame. Then correct compilations that rest on
+   signed overflow being undefined: never not-equivalent under a model
+   with SIO, not-equivalent under none where the optimizer used it. */
+struct S { int a; long b; short c; };
+struct P { int x, y; };
+
+int get(const int *p) { return *p + 1; }
+void set(int *p) { *p = 1; }
+long field(const struct S *s) { return s->b + s->c; }
+void setfield(struct S *s, long v) { s->b = v; s->c = (short)v; }
+int idx(const struct P *ps, int i) { return ps[i].x + ps[i].y; }
+void swap(int *a, int *b) { int t = *a; *a = *b; *b = t; }
+
+int inc_gt(int x) { return x + 1 > x; }
+int mul_div(int x) { return (x * 4) / 4; }
