@@ -65,7 +65,8 @@ type diffOutcome struct {
 	c    *tracer.Confirmation // its confirmation; nil when no input differed
 	note string               // why testing stopped early, if it did
 	// ubNote says why the first input that differed was not counted: the
-	// source may have undefined behaviour on it under the model.
+	// source may have undefined behaviour on it under the model, or the
+	// monitor could not watch the whole run.
 	ubNote string
 }
 
@@ -94,10 +95,11 @@ func diffTest(ctx context.Context, req Request, models ub.Set, p *pair.Pair) dif
 		return out
 	}
 	defer cf.Close()
-	cf.UB = models
+	checkCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, diffBudgetFor(ctx))
 	defer cancel()
 	dropped := map[string]bool{} // globals neither executable defines
+	candidates := 0
 	for _, in := range diffInputs(p) {
 		for name := range dropped {
 			delete(in.Globals, name)
@@ -108,15 +110,51 @@ func diffTest(ctx context.Context, req Request, models ub.Set, p *pair.Pair) dif
 			return out
 		}
 		out.runs++
-		if c.UB != nil && out.ubNote == "" {
-			out.ubNote = "inputs that differ may have undefined behaviour in the source: " + c.UB.String()
+		if !c.Differ {
+			continue
 		}
-		if c.Differ {
-			out.in, out.c = shrink(ctx, cf, in, c)
-			return out
+		in, c = shrink(ctx, cf, in, c)
+		if !models.None() {
+			// The UB monitor single-steps the source, which on a loop
+			// kernel takes seconds: it watches the shrunk input only, on
+			// the check's time rather than the test's, and at most
+			// diffMonitored of them.
+			if candidates++; candidates > diffMonitored {
+				return out
+			}
+			if c = monitored(checkCtx, cf, in, models); !c.Differ {
+				if out.ubNote == "" {
+					out.ubNote = "an input that differs was not counted: " + c.Detail
+				}
+				continue
+			}
 		}
+		out.in, out.c = in, c
+		return out
 	}
 	return out
+}
+
+// diffMonitored bounds the differing inputs the UB monitor watches in one
+// differential test.
+const diffMonitored = 3
+
+// monitored confirms in once more with the source's run watched by the UB
+// monitor for models (tracer.Confirmer.UB), within a third of the check's
+// time left.
+func monitored(ctx context.Context, cf *tracer.Confirmer, in tracer.Input, models ub.Set) *tracer.Confirmation {
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/3)
+		defer cancel()
+	}
+	cf.UB = models
+	defer func() { cf.UB = 0 }()
+	c, err := confirmOn(ctx, cf, &in, 0, nil)
+	if err != nil {
+		return &tracer.Confirmation{Detail: "the monitored run failed: " + err.Error()}
+	}
+	return c
 }
 
 // confirmOn runs in on cf, within limit when it is positive. A global the

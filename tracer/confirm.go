@@ -89,6 +89,9 @@ type Confirmation struct {
 	// behaviour on the input under the Confirmer's models (Differ is then
 	// false; Differences still says what differed).
 	UB *UBEvent
+	// UBChecked are the models the monitor watched the source's whole run
+	// for and found nothing of (with Differ set).
+	UBChecked ub.Set
 	// Detail says why the runs could not be compared, or which observables
 	// were left out (one line per reason, "; "-joined); empty when every
 	// observable was compared.
@@ -315,8 +318,9 @@ func runTimeout(ctx context.Context, first bool) time.Duration {
 	return timeout
 }
 
-// maxMonitoredSteps bounds the source run the UB monitor single-steps.
-const maxMonitoredSteps = 2000000
+// maxMonitoredSteps bounds the source run the UB monitor single-steps (a
+// light step takes some microseconds).
+const maxMonitoredSteps = 20000000
 
 // checkUB runs the source again on v under the UB monitor and withdraws
 // c's difference when the run may have undefined behaviour under cf.UB, or
@@ -327,8 +331,12 @@ func (cf *Confirmer) checkUB(ctx context.Context, c *Confirmation, v Vector) err
 	if f, err := src.file.Func(src.fn); err == nil {
 		debug = f.Debug
 	}
-	mon := newUBMonitor(src.exe, src.fn, debug, cf.UB)
-	r, err := src.proc.Call(src.fn, v, &RunOptions{Step: mon.step, MaxSteps: maxMonitoredSteps, Timeout: runTimeout(ctx, false)})
+	mon := newUBMonitor(src.proc, src.exe, src.fn, debug, cf.UB)
+	timeout := time.Minute
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = max(min(timeout, time.Until(dl)), 10*time.Millisecond)
+	}
+	r, err := src.proc.Call(src.fn, v, mon.runOptions(timeout))
 	if err != nil {
 		return err
 	}
@@ -340,6 +348,7 @@ func (cf *Confirmer) checkUB(ctx context.Context, c *Confirmation, v Vector) err
 	case r.Outcome != Returned:
 		why = fmt.Sprintf("the source's run could not be checked for undefined behaviour (%s under the monitor)", r)
 	default:
+		c.UBChecked = cf.UB
 		return nil
 	}
 	c.Differ = false

@@ -47,6 +47,11 @@ type RunOptions struct {
 	// pre.Mem, filled with their current contents; the tracer reads the same
 	// blocks again after the instruction into post.Mem.
 	BeforeStep func(pre *State)
+	// Light, in single-step mode, gives Step and BeforeStep the general
+	// registers, rip and the flags only: no xmm registers and no memory
+	// blocks (ReadMem still works), which makes a step several times
+	// cheaper.
+	Light bool
 
 	Timeout time.Duration // overrides Options.Timeout
 }

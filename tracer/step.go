@@ -1,6 +1,7 @@
 package tracer
 
 import (
+	"errors"
 	"syscall"
 	"time"
 
@@ -147,6 +148,9 @@ func cloneAccesses(acc []MemBytes) []MemBytes {
 	return out
 }
 
+// errLight stands for an instruction a light step does not decode.
+var errLight = errors.New("not decoded")
+
 // stepLoop single-steps from the prepared registers until the run ends.
 func (p *Process) stepLoop(res *Result, regs *syscall.PtraceRegs, fp *fpregs, o *RunOptions, start time.Time, timeout time.Duration) error {
 	maxSteps := o.MaxSteps
@@ -155,26 +159,40 @@ func (p *Process) stepLoop(res *Result, regs *syscall.PtraceRegs, fp *fpregs, o 
 	}
 	cur, curFP := *regs, *fp
 	pre := stateFrom(&cur, &curFP)
+	// end collects the run's result; a light run reads the fp registers
+	// only now.
+	end := func(outcome Outcome) error {
+		if o.Light {
+			if err := getFPRegs(p.pid, &curFP); err != nil {
+				return err
+			}
+			pre = stateFrom(&cur, &curFP)
+		}
+		res.Outcome = outcome
+		if outcome == Returned {
+			res.Rax, res.Rdx, res.Xmm0 = cur.Rax, cur.Rdx, pre.Xmm[0]
+		}
+		return p.collect(res, &cur, &curFP)
+	}
 	for {
 		switch {
 		case pre.Rip == p.exe.Sentinel:
-			res.Outcome = Returned
-			res.Rax, res.Rdx, res.Xmm0 = cur.Rax, cur.Rdx, pre.Xmm[0]
-			return p.collect(res, &cur, &curFP)
+			return end(Returned)
 		case res.Steps >= maxSteps:
-			res.Outcome = StepLimit
-			return p.collect(res, &cur, &curFP)
+			return end(StepLimit)
 		case time.Since(start) > timeout:
-			res.Outcome = Timeout
-			return p.collect(res, &cur, &curFP)
+			return end(Timeout)
 		}
-		code := p.exe.code(pre.Rip, 15)
-		if len(code) == 0 {
-			code, _ = p.ReadMem(pre.Rip, 15)
-		}
-		inst, derr := x86asm.Decode(code, 64)
-		if derr == nil {
-			pre.Mem = p.readAccesses(memAccesses(inst, &pre))
+		var inst x86asm.Inst
+		derr := errLight
+		if !o.Light {
+			code := p.exe.code(pre.Rip, 15)
+			if len(code) == 0 {
+				code, _ = p.ReadMem(pre.Rip, 15)
+			}
+			if inst, derr = x86asm.Decode(code, 64); derr == nil {
+				pre.Mem = p.readAccesses(memAccesses(inst, &pre))
+			}
 		}
 		if o.BeforeStep != nil {
 			o.BeforeStep(&pre)
@@ -193,15 +211,20 @@ func (p *Process) stepLoop(res *Result, regs *syscall.PtraceRegs, fp *fpregs, o 
 		if err := syscall.PtraceGetRegs(p.pid, &cur); err != nil {
 			return err
 		}
-		if err := getFPRegs(p.pid, &curFP); err != nil {
-			return err
+		var post State
+		if o.Light {
+			post = stateFrom(&cur, nil)
+		} else {
+			if err := getFPRegs(p.pid, &curFP); err != nil {
+				return err
+			}
+			post = stateFrom(&cur, &curFP)
+			post.Mem = p.readAccesses(cloneAccesses(pre.Mem))
 		}
-		post := stateFrom(&cur, &curFP)
-		post.Mem = p.readAccesses(cloneAccesses(pre.Mem))
 		res.Steps++
 		if !o.Step(&pre, &post) {
-			res.Outcome = Stopped
-			return p.collect(res, &cur, &curFP)
+			pre = post
+			return end(Stopped)
 		}
 		pre = post
 		pre.Mem = nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"time"
 
 	"eqc/ub"
 	"eqc/x86"
@@ -68,6 +69,9 @@ func (e *UBEvent) String() string {
 // stops it at the first event under models.
 type ubMonitor struct {
 	exe    *Executable
+	proc   *Process
+	insts  map[uint64]decoded // by address: each instruction decoded once
+	shlMem []byte             // the memory operand of the shl about to run
 	models ub.Set
 	scope  []funcRange
 	fn     string
@@ -77,8 +81,51 @@ type ubMonitor struct {
 	event  *UBEvent
 }
 
-func newUBMonitor(exe *Executable, fn string, debug *x86.FuncDebug, models ub.Set) *ubMonitor {
-	return &ubMonitor{exe: exe, models: models, scope: objectScope(exe), fn: fn, debug: debug}
+func newUBMonitor(proc *Process, exe *Executable, fn string, debug *x86.FuncDebug, models ub.Set) *ubMonitor {
+	return &ubMonitor{exe: exe, proc: proc, insts: map[uint64]decoded{}, models: models, scope: objectScope(exe), fn: fn, debug: debug}
+}
+
+// decoded is an instruction of the object's code, decoded.
+type decoded struct {
+	inst x86asm.Inst
+	fr   funcRange
+	ok   bool // in the object's code and decodable
+}
+
+func (m *ubMonitor) decode(pc uint64) decoded {
+	if d, ok := m.insts[pc]; ok {
+		return d
+	}
+	var d decoded
+	if fr, ok := scopeAt(m.scope, pc); ok {
+		inst, err := x86asm.Decode(m.exe.code(pc, 15), 64)
+		d = decoded{inst, fr, err == nil}
+	}
+	m.insts[pc] = d
+	return d
+}
+
+// runOptions are the options of the monitored run: light single steps,
+// with the one memory operand the checks read fetched before its step.
+func (m *ubMonitor) runOptions(timeout time.Duration) *RunOptions {
+	return &RunOptions{Step: m.step, BeforeStep: m.before, Light: true, MaxSteps: maxMonitoredSteps, Timeout: timeout}
+}
+
+// before reads the memory operand of a shl about to run: the value it
+// shifts.
+func (m *ubMonitor) before(pre *State) {
+	m.shlMem = nil
+	d := m.decode(pre.Rip)
+	if !d.ok || d.inst.Op != x86asm.SHL {
+		return
+	}
+	if mem, ok := d.inst.Args[0].(x86asm.Mem); ok {
+		next := pre.Rip + uint64(d.inst.Len)
+		addr := regValue(mem.Segment, pre, next) + regValue(mem.Base, pre, next) + regValue(mem.Index, pre, next)*uint64(mem.Scale) + uint64(mem.Disp)
+		if n := d.inst.MemBytes; n > 0 && n <= 8 {
+			m.shlMem, _ = m.proc.ReadMem(addr, n)
+		}
+	}
 }
 
 const flagOF = 1 << 11
@@ -89,14 +136,11 @@ func (m *ubMonitor) step(pre, post *State) bool {
 	if !m.start {
 		m.start, m.rsp0 = true, pre.Regs[RSP]
 	}
-	fr, ok := scopeAt(m.scope, pre.Rip)
-	if !ok {
+	d := m.decode(pre.Rip)
+	if !d.ok {
 		return true
 	}
-	inst, err := x86asm.Decode(m.exe.code(pre.Rip, 15), 64)
-	if err != nil {
-		return true
-	}
+	inst, fr := d.inst, d.fr
 	models, what := m.check(inst, fr, pre, post)
 	if models&m.models == 0 {
 		return true
@@ -147,7 +191,7 @@ func (m *ubMonitor) check(inst x86asm.Inst, fr funcRange, pre, post *State) (ub.
 			return set(ub.Shift), fmt.Sprintf("shift count %d of a %d-bit value", count, w)
 		}
 		if inst.Op == x86asm.SHL {
-			v, ok := operandValue(inst.Args[0], pre, next)
+			v, ok := m.operandValue(inst.Args[0], pre, next)
 			if ok && count > 0 && !fitsSigned(new(big.Int).Lsh(signedAt(v, w), uint(count)), w) {
 				return set(ub.SIO) | set(ub.Shift), fmt.Sprintf("left shift by %d overflows %d bits", count, w)
 			}
@@ -241,9 +285,9 @@ func fitsSigned(x *big.Int, w uint) bool {
 	return x.Cmp(lim) < 0 && x.Cmp(new(big.Int).Neg(lim)) >= 0
 }
 
-// operandValue is the value of a register operand, or of a memory operand
-// whose bytes the step recorded in pre.Mem.
-func operandValue(a x86asm.Arg, pre *State, next uint64) (uint64, bool) {
+// operandValue is the value of a register operand, or of the memory
+// operand before read.
+func (m *ubMonitor) operandValue(a x86asm.Arg, pre *State, next uint64) (uint64, bool) {
 	switch a := a.(type) {
 	case x86asm.Reg:
 		if a >= x86asm.AL && a <= x86asm.R15B || a >= x86asm.AX && a <= x86asm.R15W {
@@ -251,14 +295,12 @@ func operandValue(a x86asm.Arg, pre *State, next uint64) (uint64, bool) {
 		}
 		return regValue(a, pre, next), true
 	case x86asm.Mem:
-		if len(pre.Mem) == 0 {
+		if len(m.shlMem) == 0 {
 			return 0, false
 		}
 		var v uint64
-		for i, b := range pre.Mem[0].Bytes {
-			if i < 8 {
-				v |= uint64(b) << (8 * i)
-			}
+		for i, b := range m.shlMem {
+			v |= uint64(b) << (8 * i)
 		}
 		return v, true
 	}

@@ -21,6 +21,7 @@ int mul(int x, int y) { return x * y; }
 int neg(int x) { return -x; }
 int shl(int x, int n) { return x << n; }
 int shr(int x, int n) { return x >> n; }
+int shm(int x) { x <<= 3; return x; }
 unsigned ushl(unsigned x, unsigned n) { return x << n; }
 int rd(const char *p) { return *(const int *)(p + 1); }
 int rd0(const char *p) { return *(const int *)p; }
@@ -62,6 +63,8 @@ func TestUBMonitor(t *testing.T) {
 		{"shl", Input{Args: []uint64{1, 0xffffffffffffffff}}, 1 << ub.Shift},
 		{"shl", Input{Args: []uint64{1, 0x100000003}}, 0}, // an int count: the upper half is not the argument's
 		{"shl", Input{Args: []uint64{0x40000000, 2}}, 1 << ub.SIO},
+		{"shm", Input{Args: []uint64{0x20000000}}, 1 << ub.SIO},
+		{"shm", Input{Args: []uint64{0xffffffffffffffff}}, 0},
 		{"shr", Input{Args: []uint64{0xffffffff80000000, 31}}, 0},
 		{"shr", Input{Args: []uint64{8, 33}}, 1 << ub.Shift},
 		{"ushl", Input{Args: []uint64{1, 30}}, 0},

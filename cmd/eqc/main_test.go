@@ -175,10 +175,14 @@ func TestCheckExitCodes(t *testing.T) {
 	if code, out, _ := eqc("check", "--json", "--ub", "none", o0, bad); code != exitNotEquivalent || !strings.Contains(out, `"input"`) {
 		t.Errorf("mutant with --ub none: exit %d, out %s; want 1 with an input", code, out)
 	}
-	// Under a UB model (the default, all) a confirmed difference is not
-	// reported as not-equivalent until UB checks exist.
-	if code, out, _ := eqc("check", "--json", o0, bad); code != exitUnknown {
-		t.Errorf("mutant with --ub all: exit %d, out %s; want 2", code, out)
+	// Under a UB model (the default, all) too, on an input on which the
+	// source's monitored run has no undefined behaviour.
+	if code, out, _ := eqc("check", "--json", o0, bad); code != exitNotEquivalent || !strings.Contains(out, `"input"`) {
+		t.Errorf("mutant with --ub all: exit %d, out %s; want 1 with an input", code, out)
+	}
+	// An unknown model is a usage error naming the valid ones.
+	if code, _, errOut := eqc("check", "--ub", "all,-nosuch", o0, o3); code != exitUsage || !strings.Contains(errOut, "sio, tbsa, obva") {
+		t.Errorf("--ub all,-nosuch: exit %d, err %q; want 64 naming the models", code, errOut)
 	}
 	for _, args := range [][]string{{"--engine", "magic", o0, o3}, {"--proof", "/dev/null/proofs", o0, o3}, {"--ub", "bogus", o0, o3}, {o0}} {
 		if code, _, _ := eqc(append([]string{"check"}, args...)...); code != exitUsage {
