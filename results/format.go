@@ -438,6 +438,9 @@ func WriteReport(w io.Writer, rows []Row, f Format) error {
 	tables := []*Table{SummaryTable(groups)}
 	if a := Ablations(groups); a != nil {
 		tables = append(tables, AblationTable(a))
+		if needs := UBNeeds(rows); len(needs) > 0 {
+			tables = append(tables, UBNeedsTable(needs))
+		}
 	}
 	for _, k := range Kernels(rows) {
 		tables = append(tables, KernelTableOf(k))
