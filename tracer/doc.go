@@ -199,4 +199,18 @@
 // after every iteration under single-step, so only counts 0 and 1 are
 // compared. Mismatches keep the instruction bytes, Intel syntax, pre- and
 // post-state and the differing parts.
+//
+// # The UB monitor (ubmonitor.go)
+//
+// A Confirmer with UB set (ConfirmUnder) repeats the source's run on an
+// input that shows a difference, single-stepped in light mode (general
+// registers and flags only), and withdraws the difference (Differ false,
+// Confirmation.UB set) at the first instruction of the object's code that
+// may be undefined under the models: signed overflow of a 32/64-bit add,
+// sub, imul, neg, inc, dec, lea or left shift (sio), a shift count at least
+// the width (shift), a misaligned 2/4/8-byte access (align), a computed
+// access into the frame outside the local variable it starts from (obva,
+// by the function's DWARF). It over-approximates (-O0 code does not say
+// which arithmetic is unsigned) so that an input it passes has no such UB;
+// a run it cannot watch to the end (time, steps) is withdrawn too.
 package tracer

@@ -4,11 +4,27 @@
 // and holds what checking under them takes that is not the checker's own:
 //
 //   - Parse reads a model spec (--ub, a proof file's ub_model) into a Set,
-//     the one parser of it: eqc check, eqc sweep and eqc proof verify all
-//     go through it.
+//     the one parser of it: "all", "none", a list ("sio,obva") or all minus
+//     models ("all,-sio"); eqc check, eqc sweep and eqc proof verify all go
+//     through it.
 //   - FrameTaint is the analysis behind the OBVA model: which values of a
 //     program, given as ir terms over its edges, may be derived from the
-//     entry stack pointer (frametaint.go). The product program attaches
-//     what the model then lets a proof assume to its edges
-//     (align/product).
+//     entry stack pointer (frametaint.go).
+//   - OBVAHypotheses are what the model lets a proof assume: for each
+//     prefix of each source path, the accesses of the next block through
+//     addresses not derived from the entry rsp miss the frame (obva.go).
+//     The product program attaches them to its edges (align/product), the
+//     loop-free engine to its one edge (align/product/pair).
+//   - SkipFrameStores rewrites source terms under those hypotheses: a read
+//     passes the stores its hypotheses show disjoint from it (the -O0
+//     frame's spills against accesses through pointers). It is exact in
+//     every state where the source returns normally, and only obligations
+//     that assume so may use it.
+//
+// The rules: a model's facts are premises about the source only, never
+// proved and never about the target; each proof lists the models it used;
+// and a fact must hold in every run of the source that has no undefined
+// behaviour under the model, whatever path it takes. Checking a real run
+// for the models' undefined behaviour (before a difference is reported)
+// is the tracer's UB monitor.
 package ub
