@@ -126,6 +126,12 @@ func TestFlags(t *testing.T) {
 			"-O1 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables -DTSVC_PARAM -c"},
 		{clang, Opt{Level: "O2"}, Variant{Name: "fixed"},
 			"-O2 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables -U__OPTIMIZE__ -c"},
+		{clang, Opt{Level: "O2", Target: TargetWrapv}, Variant{Name: "fixed"},
+			"-O2 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables -U__OPTIMIZE__ -fwrapv -c"},
+		{gcc, Opt{Level: "O3", Target: TargetNoStrictAliasing}, Variant{Name: "fixed"},
+			"-O3 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables " +
+				"-flive-patching=inline-only-static -fno-reorder-blocks-and-partition -fkeep-static-functions -fno-ipa-reference " +
+				"-U__OPTIMIZE__ -fno-strict-aliasing -c"},
 	}
 	for _, c := range cases {
 		if got := strings.Join(Flags(c.cc, c.opt, c.variant, nil), " "); got != c.want {

@@ -66,7 +66,7 @@ func loadSuite(fsys fs.FS, defaultName, where string) (*Suite, error) {
 
 // parseManifest reads the line-based manifest described in doc.go.
 func (s *Suite) parseManifest(fsys fs.FS, data []byte, where string) error {
-	targets := []Target{TargetSSE42}
+	targets := slices.Clone(BuiltinTargets)
 	var opts []string
 	optsLine := 0
 	lineNo := 0

@@ -21,6 +21,21 @@ type Target struct {
 // allowed to use SSE4.2 instructions.
 var TargetSSE42 = Target{Name: "sse4.2", Flags: []string{"-msse4.2"}}
 
+// The flag differential of the UB models (thesis §2.3): the same code
+// compiled so that the optimizer may not use signed overflow (fwrapv,
+// fno-strict-overflow) or type-based aliasing (fno-strict-aliasing). A
+// check that needs a UB model against the plain build and not against this
+// one is where the compiler used that undefined behaviour.
+var (
+	TargetWrapv            = Target{Name: "fwrapv", Flags: []string{"-fwrapv"}}
+	TargetNoStrictOverflow = Target{Name: "fno-strict-overflow", Flags: []string{"-fno-strict-overflow"}}
+	TargetNoStrictAliasing = Target{Name: "fno-strict-aliasing", Flags: []string{"-fno-strict-aliasing"}}
+)
+
+// BuiltinTargets are the targets every suite and eqc sweep --opt know
+// ("O2+fwrapv"); a suite's manifest may add its own.
+var BuiltinTargets = []Target{TargetSSE42, TargetWrapv, TargetNoStrictOverflow, TargetNoStrictAliasing}
+
 // Opt is one optimization setting of a compile matrix: a level and a target.
 type Opt struct {
 	Level  string // one of Levels

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,7 +37,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	suiteArg := fs.String("suite", "", "built-in suite name (tsvc, corpus) or a suite directory")
 	ccList := fs.String("cc", "", "comma-separated compilers (default: the suite's, gcc-12,clang-16)")
-	optList := fs.String("opt", "O3", "comma-separated target optimization settings (O3, O2+sse4.2, ...)")
+	optList := fs.String("opt", "O3", "comma-separated target optimization settings (O3, O2+sse4.2, O2+fwrapv, O2+fno-strict-aliasing, ...)")
 	srcOpt := fs.String("src-opt", "O0", "optimization setting of the source side")
 	var ub specList
 	fs.Var(&ub, "ub", "UB model spec to sweep, as eqc check takes it (all, none, sio,obva, all,-sio); repeat for one row per spec and function (default all)")
@@ -89,7 +90,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eqc sweep: %v\n", err)
 		return exitBadInput
 	}
-	targets := []bench.Target{bench.TargetSSE42}
+	targets := slices.Clone(bench.BuiltinTargets)
 	for _, o := range suite.Matrix.Opts {
 		if o.Target.Name != "" {
 			targets = append(targets, o.Target)
