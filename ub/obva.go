@@ -252,7 +252,7 @@ func SkipFrameStores(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, misses Mi
 		memo = map[ir.Term]ir.Term{}
 		grew := false
 		for base, spans := range misses {
-			nb, off := linear(b, rw(base))
+			nb, off := linear(b, rw(simp.Simplify(base)))
 			if nb == base && off == 0 {
 				continue
 			}
