@@ -20,7 +20,9 @@ type UBNeed struct {
 
 // UBNeeds lists, for every check run under several UB models, each pair of
 // models where the larger proves it and the smaller does not (the
-// smallest larger model per smaller one). Rows are taken as Latest would.
+// smallest larger model per smaller one), unless a run under a model
+// between them does not prove it either (that pair says more precisely
+// what is needed). Pass Latest(rows).
 func UBNeeds(rows []Row) []UBNeed {
 	type key struct {
 		suite, benchmark, function, dstFunction, compiler, srcOpt, dstOpt, cflags, engine string
@@ -63,6 +65,19 @@ func UBNeeds(rows []Row) []UBNeed {
 				}
 			}
 			if best == nil {
+				continue
+			}
+			// A run between the two that does not prove either explains
+			// more precisely what the larger one needs: keep only that.
+			between := false
+			for i := range runs {
+				mid := &runs[i]
+				if mid.row.Verdict != Equivalent && mid.models&lo.models == lo.models && mid.models != lo.models &&
+					best.models&mid.models == mid.models && best.models != mid.models {
+					between = true
+				}
+			}
+			if between {
 				continue
 			}
 			out = append(out, UBNeed{Suite: k.suite, Benchmark: k.benchmark, Function: k.function, Compiler: k.compiler,
