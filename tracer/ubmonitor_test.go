@@ -75,6 +75,7 @@ func TestUBMonitor(t *testing.T) {
 		{"loc", Input{Args: []uint64{3}}, 0},
 		{"loc", Input{Args: []uint64{4}}, 1 << ub.OBVA},
 		{"loc", Input{Args: []uint64{0xffffffffffffffff}}, 1 << ub.OBVA},
+		{"locp", Input{Args: []uint64{2}}, 0},
 		{"locp", Input{Args: []uint64{5}}, 1 << ub.OBVA},
 	}
 	for _, cc := range []string{"gcc-12", "clang-16"} {
