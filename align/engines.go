@@ -10,6 +10,7 @@ import (
 	"eqc/align/correlate"
 	"eqc/align/paa"
 	"eqc/align/product"
+	"eqc/align/product/learning"
 	"eqc/align/product/pair"
 	"eqc/ir"
 	"eqc/ir/smtlib"
@@ -129,7 +130,7 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 			continue // tried already, or being tried by the racing engine
 		}
 		out.CorrelationsTried++
-		pr, reason := product.Build(p, a, runs, true)
+		pr, reason := product.Build(p, a, runs, learning.Search())
 		if pr == nil && pair.Debug {
 			fmt.Fprintf(os.Stderr, "eqc: alignment %v: no product: %s\n", a.Specs, reason)
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"eqc/align/product/learning"
 	"eqc/align/product/pair"
 	"eqc/align/verify"
 	"eqc/bench"
@@ -171,7 +172,7 @@ func checkGolden(t *testing.T, mu *sync.Mutex, key string, req Request, want str
 	verified := "-"
 	var v verify.Verification
 	if res.Verdict == Equivalent && res.Proof != nil {
-		v, err = verify.Verify(context.Background(), verify.Request{Proof: res.Proof, SrcPath: req.SrcPath, DstPath: req.DstPath, Timeout: req.Timeout}, ps)
+		v, err = verify.Verify(context.Background(), verify.Request{Proof: res.Proof, SrcPath: req.SrcPath, DstPath: req.DstPath, Timeout: req.Timeout, PinEqualities: learning.Equalities}, ps)
 		if err != nil {
 			t.Errorf("%s: %v", key, err)
 			return nil

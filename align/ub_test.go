@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"eqc/align/internal/aligntest"
+	"eqc/align/product/learning"
 	"eqc/align/verify"
 	"eqc/tracer"
 	"eqc/ub"
@@ -57,7 +58,7 @@ func TestUBModels(t *testing.T) {
 						t.Errorf("%s %s %s --ub all: %s (%s), want equivalent", cc, lvl, fn, res.Verdict, res.Reason)
 						continue
 					}
-					v, err := verify.Verify(context.Background(), verify.Request{Proof: res.Proof, SrcPath: objs["O0"], DstPath: objs[lvl], Timeout: time.Minute}, s)
+					v, err := verify.Verify(context.Background(), verify.Request{Proof: res.Proof, SrcPath: objs["O0"], DstPath: objs[lvl], Timeout: time.Minute, PinEqualities: learning.Equalities}, s)
 					if err != nil || !v.Verified {
 						t.Errorf("%s %s %s: proof not verified: %v %s", cc, lvl, fn, err, v.Reason)
 					}

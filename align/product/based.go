@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"eqc/ir"
-	"eqc/learn"
 )
 
 // Based candidates: a 64-bit variable that is a global's address plus a
@@ -21,7 +20,7 @@ const maxBasedCandidates = 32
 
 // basedCandidates returns the candidates p = G + c·ext(x) + d that hold on
 // every one of n's samples and whose x varies.
-func (pr *Product) basedCandidates(n *PNode, samples []sample) []learn.Candidate {
+func (pr *Product) basedCandidates(n *PNode, samples []sample) []Candidate {
 	b := pr.p.B
 	if len(samples) < 4 {
 		return nil
@@ -62,7 +61,7 @@ func (pr *Product) basedCandidates(n *PNode, samples []sample) []learn.Candidate
 		}
 		return pr.entryValue(sm, g)
 	}
-	var out []learn.Candidate
+	var out []Candidate
 	for _, p := range ptrs {
 		for _, g := range bases {
 			for _, x := range idx {
@@ -88,7 +87,7 @@ func (pr *Product) basedCandidates(n *PNode, samples []sample) []learn.Candidate
 						rhs = b.Add(g, rhs)
 					}
 					t := b.Eq(p.term, pr.simp.Simplify(rhs))
-					out = append(out, learn.Candidate{Term: t, Kind: learn.Equality, Desc: fmt.Sprintf("%s = %s", b.Short(p.term), b.Short(rhs))})
+					out = append(out, Candidate{Term: t, Desc: fmt.Sprintf("%s = %s", b.Short(p.term), b.Short(rhs))})
 					if len(out) >= maxBasedCandidates {
 						return out
 					}

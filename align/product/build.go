@@ -13,11 +13,13 @@ import (
 const maxSamples = 400
 
 // Build builds the product program of alignment a: its nodes (with
-// definitions, slots and, when learn is set, learned candidates) and edges
-// (with path sets). The proof checker builds without learning: it takes
-// the invariants from the proof.
-func Build(p *pair.Pair, a pair.Alignment, runs []*pair.CoRun, learn bool) (*Product, string) {
-	pr := &Product{p: p, index: map[pair.NodeKey]int{}, simp: p.Src.TFG.Simplifier, rsp0: p.SrcVar(x86.StateGPR0 + x86.RSP)}
+// definitions, slots and, when l.Candidates is set, learned candidates) and
+// edges (with path sets); l.Equalities, when set, proposes pins in the
+// discharge. The engines learn with both (align/product/learning); the
+// proof checker learns no candidates: it takes the invariants from the
+// proof.
+func Build(p *pair.Pair, a pair.Alignment, runs []*pair.CoRun, l Learning) (*Product, string) {
+	pr := &Product{p: p, index: map[pair.NodeKey]int{}, simp: p.Src.TFG.Simplifier, rsp0: p.SrcVar(x86.StateGPR0 + x86.RSP), learning: l}
 	pr.live = [2]map[ir.NodeID]map[int]bool{pair.LiveAt(p.Src.TFG, p.ExitLive()), pair.LiveAt(p.Dst.TFG, p.ExitLive())}
 	var srcRuns, dstRuns []*pair.Run
 	for _, cr := range runs {
@@ -76,7 +78,7 @@ func Build(p *pair.Pair, a pair.Alignment, runs []*pair.CoRun, learn bool) (*Pro
 			continue
 		}
 		n = pr.newNode(key, sm, slots)
-		if !learn {
+		if l.Candidates == nil {
 			continue
 		}
 		if err := pr.learnCandidates(n, sm); err != nil {

@@ -12,13 +12,16 @@
 //     for the paths outside them), and a cycle of edges on which the
 //     source stays is refused (build.go).
 //
-//   - Candidates are learned from the aligned states (learn.Learn, over
+//   - Candidates are learned from the aligned states by the caller's
+//     learner (Learning, learner.go: the product lays out the table, over
 //     the node's variables, the entry's, the low halves of int arguments
 //     and the values the entry path computed into registers the loop
 //     keeps, such as a vector loop's trip count (n − 1) >> 2,
-//     entryterms.go; plus searches the affine learner cannot do: a
-//     register mirroring memory at G + p + c, mirror.go, and a pointer
-//     G + c·ext(x) + d, based.go) and go through Houdini (prove.Houdini).
+//     entryterms.go; align/product/learning answers it with learn.Learn),
+//     plus searches the affine learner cannot do, which are the product's
+//     own: a register mirroring memory at G + p + c, mirror.go, and a
+//     pointer G + c·ext(x) + d, based.go. They go through Houdini
+//     (prove.Houdini).
 //
 //   - Before any query, each edge's terms are rewritten so that the solver
 //     sees few store chains (stackalias.go, canon.go): stack reads pass
@@ -41,7 +44,9 @@
 //     typically a loop exit, is rebuilt with those variables pinned to that
 //     value once the solver shows the value follows from the invariants
 //     and the target's path condition (pin.go): the last iteration and a
-//     scalar tail then meet at constant addresses. A pinned edge that fails
+//     scalar tail then meet at constant addresses. Constants and globals
+//     plus constants are found here; affine terms only with the caller's
+//     Learning.Equalities. A pinned edge that fails
 //     an obligation, or whose obligations take more than a minute, is
 //     checked again as first built.
 //
@@ -63,4 +68,8 @@
 //
 //   - An equivalent product is recorded as a prove.ProofFile (proof.go):
 //     the product graph, invariants, assumptions, obligations.
+//
+// The package does not import learn, so that the proof checker, which
+// builds products too, does not depend on it even through this package:
+// what learns is handed in (Learning), and nothing learned is believed.
 package product

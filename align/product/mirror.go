@@ -5,7 +5,6 @@ import (
 
 	"eqc/align/product/pair"
 	"eqc/ir"
-	"eqc/learn"
 	"eqc/x86"
 )
 
@@ -47,7 +46,7 @@ type mirrorAddr struct {
 
 // mirrorCandidates returns the candidates lane = M[G + p + off] that hold on
 // every one of n's samples.
-func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []learn.Candidate {
+func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 	b := pr.p.B
 	if n.mem == ir.NoTerm || len(samples) < 4 {
 		return nil
@@ -123,7 +122,7 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []learn.Candidat
 		indexes[k] = ix
 		return ix
 	}
-	var out []learn.Candidate
+	var out []Candidate
 	for _, col := range cols {
 		k := -1
 		for i, sm := range samples {
@@ -146,7 +145,7 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []learn.Candidat
 			}
 			addr := pr.simp.Simplify(b.Add(base, b.Const(64, at.off)))
 			t := b.Eq(col.term, b.Select(n.mem, addr, col.width))
-			out = append(out, learn.Candidate{Term: t, Kind: learn.Equality, Desc: fmt.Sprintf("%s = M[%s]", b.Short(col.term), b.Short(addr))})
+			out = append(out, Candidate{Term: t, Desc: fmt.Sprintf("%s = M[%s]", b.Short(col.term), b.Short(addr))})
 			if len(out) >= maxMirrorCandidates {
 				return out
 			}

@@ -33,7 +33,7 @@ func TestOBVAFlipWords(t *testing.T) {
 		if len(aligns) == 0 {
 			t.Fatal("no alignment of the co-executions")
 		}
-		pr, reason := product.Build(p, aligns[0], runs, false)
+		pr, reason := product.Build(p, aligns[0], runs, product.Learning{})
 		if pr == nil {
 			t.Fatal(reason)
 		}

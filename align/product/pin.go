@@ -9,7 +9,6 @@ import (
 	"eqc/align/product/pair"
 	"eqc/ir"
 	"eqc/ir/smtlib"
-	"eqc/learn"
 	"eqc/prove"
 )
 
@@ -93,22 +92,23 @@ func (pr *Product) proposePins(e *PEdge) []pin {
 // rax = a + 16·(len>>2) − 16). The equality learner finds it over the
 // taken states with c as the subject (so only with an odd coefficient);
 // it needs two runs at least, as one run fits any line. A relation the
-// few rows allow by chance costs one refuted query in settlePins.
+// few rows allow by chance costs one refuted query in settlePins. The
+// equalities are the caller's learner's (pr.learning.Equalities); without
+// one there are none.
 func (pr *Product) linearPin(n *PNode, c comp, taken []sample) (ir.Term, bool) {
 	b := pr.p.B
-	if runsOf(taken) < 2 {
+	if pr.learning.Equalities == nil || runsOf(taken) < 2 {
 		return ir.NoTerm, false
 	}
 	vars, value := pr.entryColumns(n, taken)
-	vars = append(vars, learn.Var{Name: b.VarName(c.term), Term: c.term})
+	vars = append(vars, Column{Name: b.VarName(c.term), Term: c.term})
 	value = append(value, func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() })
-	cands, err := learn.Learn(b, &learn.Schema{Vars: vars}, learnStates(taken, value), learn.Options{Kinds: learn.Kinds(learn.Equality)})
+	eqs, err := pr.learning.Equalities(b, vars, rows(taken, value))
 	if err != nil {
 		return ir.NoTerm, false
 	}
 	w := b.Sort(c.term).Width
-	for _, cand := range cands {
-		t := cand.Term
+	for _, t := range eqs {
 		if b.Op(t) != ir.OpEq {
 			continue
 		}

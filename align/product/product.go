@@ -7,7 +7,6 @@ import (
 
 	"eqc/align/product/pair"
 	"eqc/ir"
-	"eqc/learn"
 	"eqc/ub"
 	"eqc/x86"
 )
@@ -48,6 +47,8 @@ type Product struct {
 	// taint, under the OBVA model, tells the source values that may be
 	// derived from the entry rsp (obva.go); nil otherwise.
 	taint *ub.FrameTaint
+	// learning is what the caller learns with (learner.go).
+	learning Learning
 }
 
 // PNode is a product node.
@@ -61,7 +62,7 @@ type PNode struct {
 	Src, Dst   []ir.Term
 	slots      [2][]pair.Slot
 	mem        ir.Term // the shared memory variable; NoTerm at the entry
-	Candidates []learn.Candidate
+	Candidates []Candidate
 	Invariants []ir.Term        // the candidates Houdini kept
 	samples    []sample         // the aligned states seen at the node
 	varComp    map[ir.Term]comp // the node's fresh variables
@@ -382,30 +383,17 @@ func runsOf(samples []sample) int {
 	return len(seen)
 }
 
-// learnStates evaluates the columns value on each sample.
-func learnStates(samples []sample, value []func(sample) uint64) []learn.State {
-	states := make([]learn.State, len(samples))
-	for k, sm := range samples {
-		vals := make([]uint64, len(value))
-		for i, v := range value {
-			vals[i] = v(sm)
-		}
-		states[k] = learn.State{Vals: vals}
-	}
-	return states
-}
-
 // entryColumns are the learner's columns besides the node's own
 // variables: the entry terms, the values the entry path computed (where
 // every sample evaluates them), and scalar globals as node n's memory
 // holds them.
-func (pr *Product) entryColumns(n *PNode, samples []sample) ([]learn.Var, []func(sample) uint64) {
+func (pr *Product) entryColumns(n *PNode, samples []sample) ([]Column, []func(sample) uint64) {
 	b := pr.p.B
-	var vars []learn.Var
+	var vars []Column
 	var value []func(sample) uint64
 	for _, e := range pr.learnedEntryTerms() {
 		e := e
-		vars = append(vars, learn.Var{Name: b.Short(e), Term: e})
+		vars = append(vars, Column{Name: b.Short(e), Term: e})
 		value = append(value, func(sm sample) uint64 { return pr.entryValue(sm, e) })
 	}
 	// Values the entry path computed (entryterms.go), where every sample
@@ -427,7 +415,7 @@ func (pr *Product) entryColumns(n *PNode, samples []sample) ([]learn.Var, []func
 		if !ok {
 			continue
 		}
-		vars = append(vars, learn.Var{Name: b.Short(t), Term: t})
+		vars = append(vars, Column{Name: b.Short(t), Term: t})
 		value = append(value, func(sm sample) uint64 { return vals[sm.cr] })
 	}
 	// Scalar globals as they are in the node's shared memory (a loop may
@@ -438,7 +426,7 @@ func (pr *Product) entryColumns(n *PNode, samples []sample) ([]learn.Var, []func
 			continue
 		}
 		g := g
-		vars = append(vars, learn.Var{Name: "*" + b.VarName(g), Term: b.Select(n.mem, g, uint32(size))})
+		vars = append(vars, Column{Name: "*" + b.VarName(g), Term: b.Select(n.mem, g, uint32(size))})
 		value = append(value, func(sm sample) uint64 {
 			a := pr.entryValue(sm, g)
 			var v uint64
@@ -451,9 +439,11 @@ func (pr *Product) entryColumns(n *PNode, samples []sample) ([]learn.Var, []func
 	return vars, value
 }
 
-// learnCandidates learns candidate invariants of node n from its samples:
+// learnCandidates learns candidate invariants of node n from its samples
+// with the caller's learner (pr.learning.Candidates, which Build requires):
 // columns are the entry terms and the node's fresh variables (xmm
-// registers by 32-bit lanes), the target's last.
+// registers by 32-bit lanes), the target's last. The mirror and based
+// searches add what an affine learner cannot find.
 func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 	b := pr.p.B
 	vars, value := pr.entryColumns(n, samples)
@@ -467,12 +457,12 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 			switch {
 			case !so.IsBV():
 			case so.Width <= 64:
-				vars = append(vars, learn.Var{Name: b.VarName(c.term), Term: c.term})
+				vars = append(vars, Column{Name: b.VarName(c.term), Term: c.term})
 				value = append(value, func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() })
 			case so.Width == 128 && c.state >= x86.StateXMM0 && c.state < x86.StateXMM0+16:
 				for lane := uint32(0); lane < 4; lane++ {
 					lane := lane
-					vars = append(vars, learn.Var{Name: fmt.Sprintf("%s[%d]", b.VarName(c.term), lane), Term: b.Extract(c.term, 32*lane+31, 32*lane)})
+					vars = append(vars, Column{Name: fmt.Sprintf("%s[%d]", b.VarName(c.term), lane), Term: b.Extract(c.term, 32*lane+31, 32*lane)})
 					value = append(value, func(sm sample) uint64 {
 						return pr.compValue(sm, c).BV().Extract(32*lane+31, 32*lane).Uint64()
 					})
@@ -480,8 +470,7 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 			}
 		}
 	}
-	states := learnStates(samples, value)
-	cands, err := learn.Learn(b, &learn.Schema{Vars: vars}, states, learn.Options{Kinds: learn.Kinds(learn.Equality, learn.Congruence, learn.Bound, learn.Order), MaxOddModulus: 5, MaxPairOddModulus: 1})
+	cands, err := pr.learning.Candidates(b, vars, rows(samples, value))
 	if err != nil {
 		return err
 	}
@@ -600,7 +589,7 @@ func (pr *Product) ResolveInvariantReads() {
 	for _, n := range pr.Nodes {
 		n.Candidates = n.Candidates[:0]
 		for _, t := range n.Invariants {
-			n.Candidates = append(n.Candidates, learn.Candidate{Term: t})
+			n.Candidates = append(n.Candidates, Candidate{Term: t})
 		}
 	}
 	for _, e := range pr.Edges {

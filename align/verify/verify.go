@@ -27,13 +27,15 @@ import (
 //   - loops: the co-executions are rerun (they are deterministic and only
 //     supply the nodes' samples: stack slots, definitions, address
 //     groupings — all of them obligations), the product is rebuilt from
-//     the recorded alignment with no correlation search and no learning,
-//     its nodes and edges must equal the recorded ones (every target edge
-//     out of every node is the binary's, not the file's), the recorded
-//     invariants are parsed over the rebuilt nodes' variables, and every
-//     obligation is discharged, including that the invariants hold at the
-//     entry and are preserved by every edge (which the search left to
-//     Houdini).
+//     the recorded alignment with no correlation search and no learned
+//     candidates (the equalities that propose a loop exit's pins come,
+//     if at all, from the caller: Request.PinEqualities; every pin is
+//     proved before use), its nodes and edges must equal the recorded
+//     ones (every target edge out of every node is the binary's, not the
+//     file's), the recorded invariants are parsed over the rebuilt nodes'
+//     variables, and every obligation is discharged, including that the
+//     invariants hold at the entry and are preserved by every edge (which
+//     the search left to Houdini).
 //
 // Nothing the file says is believed: a wrong alignment or invariant can
 // only make an obligation fail or the rebuilt graph differ.
@@ -46,6 +48,14 @@ type Request struct {
 	// paths the proof records.
 	Context []string
 	Timeout time.Duration
+	// PinEqualities, when set, is what the search proposed a loop exit's
+	// affine pins with (align/product/learning.Equalities, which eqc
+	// proof verify passes), so that the checker's edges are rebuilt as
+	// the search's were (pins are not recorded in the proof). Each pin is
+	// proved before an edge is rebuilt with it and is no part of what the
+	// checker trusts; nil proposes only constants and globals plus
+	// constants.
+	PinEqualities product.EqualityFunc
 }
 
 // Verification is the checker's answer: the fields of
@@ -133,7 +143,7 @@ func Verify(ctx context.Context, req Request, s prove.Solver) (Verification, err
 	case prove.EngineLoopFree:
 		o = verifyLoopFree(p, ctx, pf, s)
 	case prove.EngineLoops:
-		o = verifyLoops(p, ctx, pf, s)
+		o = verifyLoops(p, ctx, pf, s, req.PinEqualities)
 	}
 	if o.reason != "" && ctx.Err() != nil {
 		o.reason = "timeout (" + o.reason + ")"
@@ -161,8 +171,9 @@ func verifyLoopFree(p *pair.Pair, ctx context.Context, pf *prove.ProofFile, s pr
 }
 
 // verifyLoops rebuilds the loop engine's product from the recorded
-// alignment and discharges every obligation, inductiveness included.
-func verifyLoops(p *pair.Pair, ctx context.Context, pf *prove.ProofFile, s prove.Solver) verifyOutcome {
+// alignment and discharges every obligation, inductiveness included; pins
+// proposes the affine pins (Request.PinEqualities).
+func verifyLoops(p *pair.Pair, ctx context.Context, pf *prove.ProofFile, s prove.Solver, pins product.EqualityFunc) verifyOutcome {
 	fail := func(format string, a ...any) verifyOutcome { return verifyOutcome{reason: fmt.Sprintf(format, a...)} }
 	if reason := p.LoopGate(); reason != "" {
 		return fail("the loop engine does not take this pair: %s", reason)
@@ -186,7 +197,7 @@ func verifyLoops(p *pair.Pair, ctx context.Context, pf *prove.ProofFile, s prove
 		o.reason = reason
 		return o
 	}
-	pr, reason := product.Build(p, a, runs, false)
+	pr, reason := product.Build(p, a, runs, product.Learning{Equalities: pins})
 	if pr == nil {
 		o.reason = "the recorded alignment gives no product: " + reason
 		return o

@@ -11,6 +11,7 @@ import (
 
 	"eqc/align"
 	"eqc/align/internal/aligntest"
+	"eqc/align/product/learning"
 	"eqc/align/verify"
 	"eqc/bench"
 	"eqc/prove"
@@ -74,7 +75,7 @@ func TestProofVerifyLoopFree(t *testing.T) {
 				t.Fatalf("proof lacks parts: %+v", pf)
 			}
 			t0 = time.Now()
-			v, err := verify.Verify(context.Background(), verify.Request{Proof: pf, SrcPath: objs["O0"], DstPath: objs["O3"]}, aligntest.NewSolver(t))
+			v, err := verify.Verify(context.Background(), verify.Request{Proof: pf, SrcPath: objs["O0"], DstPath: objs["O3"], PinEqualities: learning.Equalities}, aligntest.NewSolver(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +140,7 @@ func TestProofVerifyLoops(t *testing.T) {
 		t.Fatalf("proof lacks parts: engine %s, %d invariants", pf.Engine, invs)
 	}
 	t0 = time.Now()
-	v, err := verify.Verify(context.Background(), verify.Request{Proof: pf, SrcPath: objs["O0"], DstPath: objs["O3"]}, aligntest.NewSolver(t))
+	v, err := verify.Verify(context.Background(), verify.Request{Proof: pf, SrcPath: objs["O0"], DstPath: objs["O3"], PinEqualities: learning.Equalities}, aligntest.NewSolver(t))
 	if err != nil {
 		t.Fatal(err)
 	}

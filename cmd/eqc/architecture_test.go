@@ -21,12 +21,18 @@ import (
 // Only the packages' own imports count, not their tests': tests may use
 // other stages as oracles (x86's tests run code on the CPU through tracer,
 // tracer's link real compilers' output from bench).
+//
+// A rule with deps set binds everything the packages depend on, not only
+// what they import: every package of the module reachable from them in
+// the import graph (what `go list -deps` lists), so that a forbidden
+// package cannot come in through an allowed one.
 type archRule struct {
 	name   string
 	from   []string // the importing packages the rule binds
 	except []string // importing packages it does not bind
 	deny   []string // imports forbidden to them
 	only   []string // when set, the only packages of the module they may import
+	deps   bool     // deny and only apply to all their dependencies
 	reason string   // why, in one line
 }
 
@@ -50,10 +56,11 @@ var archRules = []archRule{
 		reason: "tracer does native runs only and imports no solver; the dead-block proof lives in prove/deadblocks",
 	},
 	{
-		name:   "the proof checker imports no engine, learn or tracer",
+		name:   "the proof checker depends on no engine, learn or tracer",
 		from:   []string{"eqc/align/verify/..."},
-		deny:   []string{"eqc/align", "eqc/align/correlate/...", "eqc/align/paa/...", "eqc/learn/...", "eqc/tracer/..."},
-		reason: "align/verify (eqc proof verify) rebuilds every obligation from the binaries and the proof file; the search, learning and native runs must not be part of what it trusts",
+		deny:   []string{"eqc/align", "eqc/align/correlate/...", "eqc/align/paa/...", "eqc/align/product/learning/...", "eqc/learn/...", "eqc/tracer/..."},
+		deps:   true,
+		reason: "align/verify (eqc proof verify) rebuilds every obligation from the binaries and the proof file; the search, learning and native runs must not be part of what it trusts, not even through a package it builds on",
 	},
 	{
 		name:   "results and bench import no align",
@@ -93,13 +100,19 @@ func matchAny(pats []string, pkg string) bool {
 	return false
 }
 
-// archViolation is one forbidden edge.
+// archViolation is one forbidden edge, or for a deps rule one forbidden
+// dependency: from reaches to through the packages via (a shortest chain).
 type archViolation struct {
 	rule     *archRule
 	from, to string
+	via      []string
 }
 
 func (v archViolation) String() string {
+	if len(v.via) > 0 {
+		chain := strings.Join(append(append([]string{v.from}, v.via...), v.to), " -> ")
+		return fmt.Sprintf("forbidden dependency %s (rule %q): %s", chain, v.rule.name, v.rule.reason)
+	}
 	return fmt.Sprintf("forbidden import %s -> %s (rule %q): %s", v.from, v.to, v.rule.name, v.rule.reason)
 }
 
@@ -118,15 +131,52 @@ func archViolations(graph map[string][]string, rules []archRule) []archViolation
 			if !matchAny(r.from, from) || matchAny(r.except, from) {
 				continue
 			}
-			imports := append([]string(nil), graph[from]...)
-			sort.Strings(imports)
-			for _, to := range imports {
+			var reached [][]string
+			if r.deps {
+				reached = dependencies(graph, from)
+			} else {
+				for _, to := range graph[from] {
+					reached = append(reached, []string{to})
+				}
+				sort.Slice(reached, func(i, j int) bool { return reached[i][0] < reached[j][0] })
+			}
+			for _, chain := range reached {
+				to := chain[len(chain)-1]
 				if matchAny(r.deny, to) || (r.only != nil && !matchAny(r.only, to)) {
-					out = append(out, archViolation{r, from, to})
+					out = append(out, archViolation{r, from, to, chain[:len(chain)-1]})
 				}
 			}
 		}
 	}
+	return out
+}
+
+// dependencies lists every package from reaches in graph, itself excluded,
+// each as a shortest chain of imports from it (without from), sorted by
+// the package reached. Among chains of one length the first in sorted
+// import order is taken, so the result is deterministic.
+func dependencies(graph map[string][]string, from string) [][]string {
+	chain := map[string][]string{from: nil}
+	queue := []string{from}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		imports := append([]string(nil), graph[p]...)
+		sort.Strings(imports)
+		for _, q := range imports {
+			if _, seen := chain[q]; seen {
+				continue
+			}
+			chain[q] = append(append([]string(nil), chain[p]...), q)
+			queue = append(queue, q)
+		}
+	}
+	delete(chain, from)
+	out := make([][]string, 0, len(chain))
+	for _, c := range chain {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][len(out[i])-1] < out[j][len(out[j])-1] })
 	return out
 }
 
@@ -237,11 +287,12 @@ func TestArchitectureRulesBite(t *testing.T) {
 		{"eqc/learn", "eqc/align/paa", "prove and learn import no engine and no tracer"},
 		{"eqc/tracer", "eqc/prove", "tracer imports no prove"},
 		{"eqc/tracer", "eqc/prove/deadblocks", "tracer imports no prove"},
-		{"eqc/align/verify", "eqc/align", "the proof checker imports no engine, learn or tracer"},
-		{"eqc/align/verify", "eqc/align/correlate", "the proof checker imports no engine, learn or tracer"},
-		{"eqc/align/verify", "eqc/align/paa", "the proof checker imports no engine, learn or tracer"},
-		{"eqc/align/verify", "eqc/learn", "the proof checker imports no engine, learn or tracer"},
-		{"eqc/align/verify", "eqc/tracer", "the proof checker imports no engine, learn or tracer"},
+		{"eqc/align/verify", "eqc/align", "the proof checker depends on no engine, learn or tracer"},
+		{"eqc/align/verify", "eqc/align/correlate", "the proof checker depends on no engine, learn or tracer"},
+		{"eqc/align/verify", "eqc/align/paa", "the proof checker depends on no engine, learn or tracer"},
+		{"eqc/align/verify", "eqc/learn", "the proof checker depends on no engine, learn or tracer"},
+		{"eqc/align/verify", "eqc/align/product/learning", "the proof checker depends on no engine, learn or tracer"},
+		{"eqc/align/verify", "eqc/tracer", "the proof checker depends on no engine, learn or tracer"},
 		{"eqc/results", "eqc/align", "results and bench import no align"},
 		{"eqc/bench", "eqc/align/product", "results and bench import no align"},
 		{"eqc/align", "eqc/pipeline", "nothing but the CLI imports cmd or pipeline"},
@@ -258,8 +309,12 @@ func TestArchitectureRulesBite(t *testing.T) {
 		{"eqc/prove/deadblocks", "eqc/prove"},
 		{"eqc/learn", "eqc/ir"},
 		{"eqc/tracer", "eqc/x86"},
-		{"eqc/align/product", "eqc/tracer"},
+		{"eqc/align", "eqc/tracer"},
 		{"eqc/align/paa", "eqc/learn"},
+		{"eqc/align/product/learning", "eqc/learn"},
+		{"eqc/align/product/learning", "eqc/align/product"},
+		{"eqc/align", "eqc/align/product/learning"},
+		{"eqc/cmd/eqc", "eqc/align/product/learning"},
 		{"eqc/align", "eqc/align/correlate"},
 		{"eqc/align/verify", "eqc/align/product"},
 		{"eqc/align/verify", "eqc/prove"},
@@ -283,5 +338,45 @@ func TestArchitectureRulesBite(t *testing.T) {
 		if vs := archViolations(map[string][]string{e[0]: {e[1]}}, archRules); len(vs) > 0 {
 			t.Errorf("%s -> %s is part of the layout, but: %v", e[0], e[1], vs)
 		}
+	}
+	// Through other packages: a rule on all dependencies catches a
+	// forbidden package however far down, and names the chain; the other
+	// rules bind only the edge itself.
+	forbiddenDeps := []struct {
+		graph map[string][]string
+		rule  string
+		chain string // the one violation's, from -> ... -> to
+	}{
+		{map[string][]string{"eqc/align/verify": {"eqc/align/product"}, "eqc/align/product": {"eqc/learn"}},
+			"the proof checker depends on no engine, learn or tracer", "eqc/align/verify -> eqc/align/product -> eqc/learn"},
+		{map[string][]string{"eqc/align/verify": {"eqc/prove", "eqc/align/product"}, "eqc/align/product": {"eqc/align/product/pair"}, "eqc/align/product/pair": {"eqc/tracer"}},
+			"the proof checker depends on no engine, learn or tracer", "eqc/align/verify -> eqc/align/product -> eqc/align/product/pair -> eqc/tracer"},
+		{map[string][]string{"eqc/align/verify": {"eqc/align/product"}, "eqc/align/product": {"eqc/align/product/learning"}},
+			"the proof checker depends on no engine, learn or tracer", "eqc/align/verify -> eqc/align/product -> eqc/align/product/learning"},
+		{map[string][]string{"eqc/tracer": {"eqc/x86"}, "eqc/x86": {"eqc/prove"}},
+			"x86 imports only ir", "eqc/x86 -> eqc/prove"},
+	}
+	for _, c := range forbiddenDeps {
+		vs := archViolations(c.graph, archRules)
+		var got []string
+		for _, v := range vs {
+			got = append(got, fmt.Sprintf("%s: %s", v.rule.name, strings.Join(append(append([]string{v.from}, v.via...), v.to), " -> ")))
+		}
+		if want := c.rule + ": " + c.chain; len(got) != 1 || got[0] != want {
+			t.Errorf("graph %v: violations %q, want exactly %q", c.graph, got, want)
+		}
+	}
+	// align/verify's dependencies as the layout has them.
+	verifyDeps := map[string][]string{
+		"eqc/align/verify":       {"eqc/align/product", "eqc/align/product/pair", "eqc/ir", "eqc/ir/smtlib", "eqc/prove", "eqc/ub"},
+		"eqc/align/product":      {"eqc/align/product/pair", "eqc/ir", "eqc/ir/smtlib", "eqc/prove", "eqc/ub", "eqc/x86"},
+		"eqc/align/product/pair": {"eqc/ir", "eqc/ir/smtlib", "eqc/prove", "eqc/ub", "eqc/x86"},
+		"eqc/prove":              {"eqc/ir", "eqc/ir/smtlib", "eqc/prove/z3"},
+		"eqc/ub":                 {"eqc/ir"},
+		"eqc/x86":                {"eqc/ir"},
+		"eqc/ir/smtlib":          {"eqc/ir"},
+	}
+	if vs := archViolations(verifyDeps, archRules); len(vs) > 0 {
+		t.Errorf("align/verify's dependencies are part of the layout, but: %v", vs)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"eqc/align"
+	"eqc/align/product/learning"
 	"eqc/align/verify"
 	"eqc/prove"
 )
@@ -62,7 +63,7 @@ func runProofVerify(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer s.Close()
-	req := verify.Request{Proof: pf, SrcPath: srcPath, DstPath: dstPath, Timeout: *timeout}
+	req := verify.Request{Proof: pf, SrcPath: srcPath, DstPath: dstPath, Timeout: *timeout, PinEqualities: learning.Equalities}
 	if len(contexts) > 0 {
 		req.Context = contexts
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"eqc/align/product/learning"
 	"eqc/align/verify"
 	"eqc/prove"
 )
@@ -57,7 +58,7 @@ func CheckTampers(t *testing.T, good *prove.ProofFile, src, dst string, tampers 
 				d = dst
 			}
 			t0 := time.Now()
-			v, err := verify.Verify(context.Background(), verify.Request{Proof: pf, SrcPath: src, DstPath: d, Timeout: 2 * time.Minute}, NewSolver(t))
+			v, err := verify.Verify(context.Background(), verify.Request{Proof: pf, SrcPath: src, DstPath: d, Timeout: 2 * time.Minute, PinEqualities: learning.Equalities}, NewSolver(t))
 			if err != nil {
 				t.Fatal(err)
 			}

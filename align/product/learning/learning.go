@@ -1,0 +1,58 @@
+package learning
+
+import (
+	"eqc/align/product"
+	"eqc/ir"
+	"eqc/learn"
+)
+
+// Search is what the engines build their products with: candidate
+// invariants at every node and linear pins.
+func Search() product.Learning {
+	return product.Learning{Candidates: Candidates, Equalities: Equalities}
+}
+
+// Candidates learns a product node's candidate invariants from its
+// learning table (a product.CandidateFunc).
+func Candidates(b *ir.Builder, cols []product.Column, rows [][]uint64) ([]product.Candidate, error) {
+	cands, err := learn.Learn(b, schema(cols), states(rows), learn.Options{Kinds: learn.Kinds(learn.Equality, learn.Congruence, learn.Bound, learn.Order), MaxOddModulus: 5, MaxPairOddModulus: 1})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]product.Candidate, len(cands))
+	for i, c := range cands {
+		out[i] = product.Candidate{Term: c.Term, Desc: c.Desc}
+	}
+	return out, nil
+}
+
+// Equalities learns the affine equalities of a learning table (a
+// product.EqualityFunc): learn solves each for its highest-indexed column
+// with an odd coefficient.
+func Equalities(b *ir.Builder, cols []product.Column, rows [][]uint64) ([]ir.Term, error) {
+	cands, err := learn.Learn(b, schema(cols), states(rows), learn.Options{Kinds: learn.Kinds(learn.Equality)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ir.Term, len(cands))
+	for i, c := range cands {
+		out[i] = c.Term
+	}
+	return out, nil
+}
+
+func schema(cols []product.Column) *learn.Schema {
+	vars := make([]learn.Var, len(cols))
+	for i, c := range cols {
+		vars[i] = learn.Var{Name: c.Name, Term: c.Term}
+	}
+	return &learn.Schema{Vars: vars}
+}
+
+func states(rows [][]uint64) []learn.State {
+	out := make([]learn.State, len(rows))
+	for k, r := range rows {
+		out[k] = learn.State{Vals: r}
+	}
+	return out
+}
