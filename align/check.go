@@ -118,7 +118,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	p.OBVA = models.Has(ub.OBVA)
+	p.OBVA, p.Models = models.Has(ub.OBVA), models
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)

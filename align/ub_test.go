@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/hex"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,5 +109,71 @@ func TestUBModels(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// sanitizeFlags build the source with clang's checks of signed overflow,
+// shifts and division as traps (ud1, the check kind in its displacement):
+// the C-level UB of those operations made explicit for the premises of
+// the sio, shift and div models (align/product/pair/sanitizer.go).
+var sanitizeFlags = []string{"-fsanitize=signed-integer-overflow,shift,integer-divide-by-zero", "-fsanitize-undefined-trap-on-error"}
+
+// TestSanitizerPremises: with a clang-16 -O0 source built with
+// sanitizeFlags, each correct compilation that rests on a model's UB
+// proves under all (the proof verified) and not without that model, the
+// pointer functions still prove, and a mutant is still not-equivalent.
+func TestSanitizerPremises(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs real binaries")
+	}
+	base, err := os.ReadFile("testdata/ub/ub.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	srcC := filepath.Join(dir, "ub.c")
+	if err := os.WriteFile(srcC, base, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "ub.san.o")
+	args := append([]string{"-O0", "-g", "-fno-inline", "-fno-pie", "-fno-stack-protector", "-fcf-protection=none", "-c", srcC, "-o", src}, sanitizeFlags...)
+	if out, err := exec.Command("clang-16", args...).CombinedOutput(); err != nil {
+		t.Fatalf("clang-16: %v\n%s", err, out)
+	}
+	objs := aligntest.CompileC(t, "clang-16", "ub", string(base), "O2", "O3")
+	s := aligntest.NewSolver(t)
+	check := func(dst, fn, models string) Result {
+		t.Helper()
+		res, err := Check(context.Background(), Request{SrcPath: src, SrcFunc: fn, DstPath: dst, DstFunc: fn, UB: models, Timeout: time.Minute}, s)
+		if err != nil {
+			t.Fatalf("%s: %v", fn, err)
+		}
+		return res
+	}
+	for _, lvl := range []string{"O2", "O3"} {
+		for _, c := range []struct{ fn, without string }{
+			{"inc_gt", "all,-sio"}, {"mul_div", "all,-sio"}, {"shl_back", "all,-shift"}, {"div_self", "all,-div"},
+			{"get", ""}, {"field", ""}, {"idx", ""},
+		} {
+			res := check(objs[lvl], c.fn, "all")
+			if res.Verdict != Equivalent {
+				t.Errorf("%s %s --ub all: %s (%s), want equivalent", lvl, c.fn, res.Verdict, res.Reason)
+				continue
+			}
+			v, err := verify.Verify(context.Background(), verify.Request{Proof: res.Proof, SrcPath: src, DstPath: objs[lvl], Timeout: time.Minute}, s)
+			if err != nil || !v.Verified {
+				t.Errorf("%s %s: proof not verified: %v %s", lvl, c.fn, err, v.Reason)
+			}
+			if c.without == "" {
+				continue
+			}
+			if res := check(objs[lvl], c.fn, c.without); res.Verdict != Unknown {
+				t.Errorf("%s %s --ub %s: %s (%s), want unknown: the compilation rests on the model", lvl, c.fn, c.without, res.Verdict, res.Reason)
+			}
+		}
+	}
+	mut := aligntest.CompileC(t, "clang-16", "ub_m", strings.Replace(string(base), "(x * 4) / 4", "(x * 4) / 2", 1), "O2")
+	if res := check(mut["O2"], "mul_div", "all"); res.Verdict != NotEquivalent {
+		t.Errorf("mul_div mutant: %s (%s), want not-equivalent", res.Verdict, res.Reason)
 	}
 }

@@ -15,6 +15,10 @@
 //     addresses not derived from the entry rsp miss the frame (obva.go).
 //     The product program attaches them to its edges (align/product), the
 //     loop-free engine to its one edge (align/product/pair).
+//   - SanitizerCheck maps the check kind of a clang -fsanitize-trap ud1 to
+//     the model whose undefined behaviour it catches (sio, shift, div); a
+//     source built with those checks gives the loop-free engine premises
+//     of those models (align/product/pair/sanitizer.go).
 //   - SkipFrameStores rewrites source terms under those hypotheses: a read
 //     passes the stores its hypotheses show disjoint from it (the -O0
 //     frame's spills against accesses through pointers). It is exact in

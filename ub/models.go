@@ -127,3 +127,20 @@ func (e *ParseError) Error() string {
 	}
 	return fmt.Sprintf("%s in %q (want all, none, a comma-separated list of %s, or all followed by models to leave out: all,-sio)", what, e.Spec, strings.Join(names[:], ", "))
 }
+
+// SanitizerCheck is the model whose undefined behaviour a check of clang's
+// -fsanitize-trap catches, by the check kind the trap's ud1 carries in its
+// displacement (clang's handler numbering: 0 add, 0x15 sub, 0xc mul and
+// 0xd negate overflow, 0x14 shift out of bounds, 3 division or remainder
+// overflow, by zero included). Other kinds name no model here.
+func SanitizerCheck(kind uint8) (Model, bool) {
+	switch kind {
+	case 0x00, 0x15, 0x0c, 0x0d:
+		return SIO, true
+	case 0x14:
+		return Shift, true
+	case 0x03:
+		return Div, true
+	}
+	return 0, false
+}

@@ -166,7 +166,7 @@ func genForms() []genForm {
 	flow := []string{"jmp .+0x20", "jmp .-0x40", "jmp .+0x2000", "jmp rax", "jmp qword ptr [r12+0x40]",
 		"call .+0x100", "call .-0x100", "call rax", "call qword ptr [r12+0x40]", "ret", "ret 0x10",
 		"push rax", "push r9", "push 0x12", "push -0x1000", "push qword ptr [r12+0x20]", "push rsp", "push ax",
-		"pop rax", "pop r9", "pop qword ptr [r12+0x20]", "pop rsp", "pop cx", "leave", "ud2", "hlt"}
+		"pop rax", "pop r9", "pop qword ptr [r12+0x20]", "pop rsp", "pop cx", "leave", "ud2", "ud1 eax, dword ptr [eax+0x15]", "hlt"}
 	// rip-relative operands: ripMarker is patched to reach ripTarget.
 	riprel := []string{"mov rax, qword ptr [rip+0x11223344]", "mov dword ptr [rip+0x11223344], ecx",
 		"add dword ptr [rip+0x11223344], 0x5", "cmp byte ptr [rip+0x11223344], 0x7f",

@@ -100,6 +100,7 @@ var intSems = map[x86asm.Op]semFunc{
 	x86asm.PREFETCHT1:  semNop,
 	x86asm.PREFETCHT2:  semNop,
 	x86asm.PREFETCHW:   semNop,
+	x86asm.UD1:         semTrap, // clang's -fsanitize-trap checks: the check kind in the displacement
 	x86asm.UD2:         semTrap,
 	x86asm.INT:         semTrap,
 	x86asm.HLT:         semTrap,

@@ -132,7 +132,7 @@ func Verify(ctx context.Context, req Request, s prove.Solver) (Verification, err
 	if err != nil {
 		return v, err
 	}
-	p.OBVA = models.Has(ub.OBVA)
+	p.OBVA, p.Models = models.Has(ub.OBVA), models
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
@@ -158,7 +158,7 @@ func verifyLoopFree(p *pair.Pair, ctx context.Context, pf *prove.ProofFile, s pr
 	if d := diffGraph(p.LoopFreeGraph(), pf.Product); d != "" {
 		return verifyOutcome{reason: d}
 	}
-	_, assumptions := p.ModelPrecondition()
+	_, assumptions := p.LoopFreePrecondition()
 	if d := diffStrings("assumption", assumptions, pf.Assumptions); d != "" {
 		return verifyOutcome{reason: d}
 	}

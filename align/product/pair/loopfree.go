@@ -222,7 +222,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	src, dst := sides[0], sides[1]
 	out.ProductNodes, out.ProductEdges = 2, 1
-	pre, assumptions := p.ModelPrecondition()
+	pre, assumptions := p.LoopFreePrecondition()
 	out.Assumptions = assumptions
 	if p.OBVA && p.TakesPointer() {
 		hyps, misses := p.loopFreeOBVA(srcPaths)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"eqc/ir"
+	"eqc/ub"
 	"eqc/x86"
 )
 
@@ -33,6 +34,9 @@ type Pair struct {
 	// accesses not derived from the entry rsp miss the frame (ub.FrameTaint;
 	// the product program's hypotheses, align/product's obva.go).
 	OBVA bool
+	// Models are the UB models of the check: the source's sanitizer
+	// checks of those models (SanitizerTraps) are premises.
+	Models ub.Set
 
 	mirrorOffs []uint64 // AddressOffsets, computed once
 }

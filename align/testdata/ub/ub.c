@@ -16,3 +16,6 @@ void swap(int *a, int *b) { int t = *a; *a = *b; *b = t; }
 
 int inc_gt(int x) { return x + 1 > x; }
 int mul_div(int x) { return (x * 4) / 4; }
+
+int div_self(int x) { return x / x; }
+int shl_back(int x, int n) { return (x << n) >> n; }
