@@ -126,6 +126,9 @@ func TestFlags(t *testing.T) {
 			"-O1 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables -DTSVC_PARAM -c"},
 		{clang, Opt{Level: "O2"}, Variant{Name: "fixed"},
 			"-O2 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables -U__OPTIMIZE__ -c"},
+		{clang, Opt{Level: "O0", Target: TargetUBSan}, Variant{Name: "fixed"},
+			"-O0 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables " +
+				"-fsanitize=signed-integer-overflow,shift,integer-divide-by-zero -fsanitize-undefined-trap-on-error -c"},
 		{clang, Opt{Level: "O2", Target: TargetWrapv}, Variant{Name: "fixed"},
 			"-O2 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables -U__OPTIMIZE__ -fwrapv -c"},
 		{gcc, Opt{Level: "O3", Target: TargetNoStrictAliasing}, Variant{Name: "fixed"},

@@ -32,9 +32,17 @@ var (
 	TargetNoStrictAliasing = Target{Name: "fno-strict-aliasing", Flags: []string{"-fno-strict-aliasing"}}
 )
 
-// BuiltinTargets are the targets every suite and eqc sweep --opt know
-// ("O2+fwrapv"); a suite's manifest may add its own.
-var BuiltinTargets = []Target{TargetSSE42, TargetWrapv, TargetNoStrictOverflow, TargetNoStrictAliasing}
+// TargetUBSan is a source built for the UB premises: clang's checks of
+// signed overflow, shifts and division compiled as traps (a ud1 naming the
+// check), which the loop-free engine turns into premises of the sio, shift
+// and div models (eqc sweep --src-opt O0+ubsan). gcc traps with ud2, which
+// names no check: its sources gain traps but no premises.
+var TargetUBSan = Target{Name: "ubsan", Flags: []string{"-fsanitize=signed-integer-overflow,shift,integer-divide-by-zero", "-fsanitize-undefined-trap-on-error"}}
+
+// BuiltinTargets are the targets every suite and eqc sweep --opt and
+// --src-opt know ("O2+fwrapv", "O0+ubsan"); a suite's manifest may add
+// its own.
+var BuiltinTargets = []Target{TargetSSE42, TargetWrapv, TargetNoStrictOverflow, TargetNoStrictAliasing, TargetUBSan}
 
 // Opt is one optimization setting of a compile matrix: a level and a target.
 type Opt struct {
