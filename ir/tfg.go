@@ -221,6 +221,18 @@ func (g *TFG) StateIndexOf(t Term) int {
 	return -1
 }
 
+// StateSubst is the substitution of st[i] for each state variable i of g
+// (terms over another state: a node's, or an edge's transfer).
+func (g *TFG) StateSubst(st []Term) *Substituter {
+	m := make(map[Term]Term, len(st))
+	for i, sv := range g.State {
+		if sv.Var != st[i] {
+			m[sv.Var] = st[i]
+		}
+	}
+	return NewSubstituter(g.B, m)
+}
+
 // Out returns the edges out of n, in the order they were added.
 func (g *TFG) Out(n NodeID) []*Edge { return g.out[n] }
 

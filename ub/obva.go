@@ -95,7 +95,7 @@ func obvaHypotheses(in OBVAInput, misses Misses) []ir.Term {
 				done[key] = true
 				var at *ir.Substituter // next's from-state as the prefix leaves it
 				if prefix != nil {
-					at = stateSubst(b, g, prefix.Transfer)
+					at = g.StateSubst(prefix.Transfer)
 				}
 				if h, ok := blockHypothesis(in, from, at, prefix, next, lo, misses); ok {
 					out = append(out, h)
@@ -150,17 +150,6 @@ func blockHypothesis(in OBVAInput, from, at *ir.Substituter, prefix, next *ir.Ed
 // do not overlap, going up around the address space from each start.
 func MissesFrame(b *ir.Builder, a ir.Term, n uint32, lo ir.Term) ir.Term {
 	return b.And(b.Uge(b.Sub(lo, a), b.Const(64, uint64(n))), b.Uge(b.Sub(a, lo), b.Const(64, StackLimit+8)))
-}
-
-// stateSubst maps g's state variables to st.
-func stateSubst(b *ir.Builder, g *ir.TFG, st []ir.Term) *ir.Substituter {
-	m := make(map[ir.Term]ir.Term, len(st))
-	for i, sv := range g.State {
-		if sv.Var != st[i] {
-			m[sv.Var] = st[i]
-		}
-	}
-	return ir.NewSubstituter(b, m)
 }
 
 // linear splits address a into a base and the constant the adds and subs

@@ -708,13 +708,7 @@ func simplifyAll(s *ir.Simplifier, ts []ir.Term) []ir.Term {
 
 // stateSubst replaces g's state variables by a node's state terms.
 func (pr *Product) stateSubst(g *ir.TFG, st []ir.Term) *ir.Substituter {
-	m := make(map[ir.Term]ir.Term, len(st))
-	for i, sv := range g.State {
-		if sv.Var != st[i] {
-			m[sv.Var] = st[i]
-		}
-	}
-	return ir.NewSubstituter(pr.p.B, m)
+	return g.StateSubst(st)
 }
 
 // postValue is what comp c of the edge's target node holds after e.
