@@ -538,3 +538,19 @@ func (b *Builder) PostOrder(roots ...Term) []Term {
 	}
 	return out
 }
+
+// BaseOffset splits address a into a base term and a constant offset (a
+// = base + off modulo 2^64): the one level of constant addition the
+// simplifier leaves on an address (stack aliasing and the frame taint read
+// addresses this way).
+func (b *Builder) BaseOffset(a Term) (Term, uint64) {
+	if b.Op(a) == OpAdd && len(b.Args(a)) == 2 {
+		if x := b.Arg(a, 1); b.Op(x) == OpConst {
+			return b.Arg(a, 0), b.ConstValue(x).Uint64()
+		}
+		if x := b.Arg(a, 0); b.Op(x) == OpConst {
+			return b.Arg(a, 1), b.ConstValue(x).Uint64()
+		}
+	}
+	return a, 0
+}

@@ -151,21 +151,6 @@ func FrameOffset(b *ir.Builder, rsp0, a ir.Term) (int64, bool) {
 	if a == rsp0 {
 		return 0, true
 	}
-	r, off := BaseOffset(b, a)
+	r, off := b.BaseOffset(a)
 	return int64(off), r == rsp0
-}
-
-// BaseOffset splits address a into a base term and a constant offset (a
-// = base + off modulo 2^64). It is a helper on ir terms, shared with the
-// product's alias rewriting, that FrameOffset needs.
-func BaseOffset(b *ir.Builder, a ir.Term) (ir.Term, uint64) {
-	if b.Op(a) == ir.OpAdd && len(b.Args(a)) == 2 {
-		if x := b.Arg(a, 1); b.Op(x) == ir.OpConst {
-			return b.Arg(a, 0), b.ConstValue(x).Uint64()
-		}
-		if x := b.Arg(a, 0); b.Op(x) == ir.OpConst {
-			return b.Arg(a, 1), b.ConstValue(x).Uint64()
-		}
-	}
-	return a, 0
 }

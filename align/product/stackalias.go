@@ -205,8 +205,8 @@ func (s *stackSplitter) selectThrough(m, a ir.Term, n uint32) ir.Term {
 			m = b.Arg(m, 0)
 			continue
 		default:
-			ra, ca := ub.BaseOffset(b, a)
-			rb, cb := ub.BaseOffset(b, addr)
+			ra, ca := b.BaseOffset(a)
+			rb, cb := b.BaseOffset(addr)
 			if ra == rb && cb-ca >= uint64(n) && ca-cb >= uint64(k) {
 				m = b.Arg(m, 0) // one base, disjoint constant ranges
 				continue
@@ -313,8 +313,8 @@ func factTerms(b *ir.Builder, simp *ir.Simplifier, facts map[disjointFact]bool, 
 		if f.guard != ir.NoTerm && facts[disjointFact{f.a1, f.a2, f.n1, f.n2, ir.NoTerm}] {
 			continue // implied by the fact without a guard
 		}
-		r1, _ := ub.BaseOffset(b, f.a1)
-		r2, _ := ub.BaseOffset(b, f.a2)
+		r1, _ := b.BaseOffset(f.a1)
+		r2, _ := b.BaseOffset(f.a2)
 		if r1 > r2 {
 			f = disjointFact{f.a2, f.a1, f.n2, f.n1, f.guard}
 			r1, r2 = r2, r1
@@ -363,8 +363,8 @@ func hull(b *ir.Builder, simp *ir.Simplifier, b1, b2 ir.Term, facts []disjointFa
 	lo1, hi1 := int64(math.MaxInt64), int64(math.MinInt64)
 	lo2, hi2 := lo1, hi1
 	for _, f := range facts {
-		_, c1 := ub.BaseOffset(b, f.a1)
-		_, c2 := ub.BaseOffset(b, f.a2)
+		_, c1 := b.BaseOffset(f.a1)
+		_, c2 := b.BaseOffset(f.a2)
 		lo1, hi1 = min(lo1, int64(c1)), max(hi1, int64(c1)+int64(f.n1))
 		lo2, hi2 = min(lo2, int64(c2)), max(hi2, int64(c2)+int64(f.n2))
 	}
