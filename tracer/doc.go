@@ -209,8 +209,9 @@
 // may be undefined under the models: signed overflow of a 32/64-bit add,
 // sub, imul, neg, inc, dec, lea or left shift (sio), a shift count at least
 // the width (shift), a misaligned 2/4/8-byte access (align), a computed
-// access into the frame outside the local variable it starts from (obva,
-// by the function's DWARF). It over-approximates (-O0 code does not say
+// access into the frame outside the local variable it starts from, or out
+// of the global object its pointer came from (obva, by the function's
+// DWARF and the executable's symbols). It over-approximates (-O0 code does not say
 // which arithmetic is unsigned) so that an input it passes has no such UB;
 // a run it cannot watch to the end (time, steps) is withdrawn too.
 package tracer

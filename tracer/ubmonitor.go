@@ -35,7 +35,11 @@ import (
 //     rsp+8) whose address is computed (an index register, or a base other
 //     than rsp and rbp) and does not stay inside the local variable the
 //     computation starts from (by the function's DWARF; none known, or
-//     another function's frame: any computed frame access counts).
+//     another function's frame: any computed frame access counts); and a
+//     computed access that leaves the data object (a global, by the
+//     executable's symbols) its pointer was derived from (ubprovenance.go:
+//     the pointer's object is followed through moves, spills, adds and
+//     subs, so q = H; q[4] is caught even where H[4] is the next object).
 //   - div, null: a division by zero or INT_MIN/−1 and an access to page 0
 //     fault in the source's run, which Confirm never counts as a
 //     difference.
@@ -47,9 +51,9 @@ import (
 // never reported; the cost is an unknown where a typed analysis would have
 // found a difference. What it cannot see: a shift count narrowed to ecx
 // from a 64-bit variable before the shift (-O0 code moves a long count into
-// ecx), accesses out of bounds of a heap or global object (generated inputs
-// place each object at its own address, but the model's bounds are not
-// checked), and TBSA, which has no run-time check.
+// ecx), accesses out of bounds of a heap buffer (generated inputs place
+// each buffer at its own address, but the model's bounds are not checked),
+// and TBSA, which has no run-time check.
 
 // UBEvent is one executed source instruction that may have undefined
 // behaviour under the models in Models.
@@ -79,10 +83,27 @@ type ubMonitor struct {
 	rsp0   uint64         // rsp at fn's entry: the first state the run steps
 	start  bool
 	event  *UBEvent
+	// objects are the executable's data objects, sorted: a computed access
+	// must stay inside the object its address computation starts from.
+	objects []funcRange
+	prov    provenance
 }
 
 func newUBMonitor(proc *Process, exe *Executable, fn string, debug *x86.FuncDebug, models ub.Set) *ubMonitor {
-	return &ubMonitor{exe: exe, proc: proc, insts: map[uint64]decoded{}, models: models, scope: objectScope(exe), fn: fn, debug: debug}
+	m := &ubMonitor{exe: exe, proc: proc, insts: map[uint64]decoded{}, models: models, scope: objectScope(exe), fn: fn, debug: debug}
+	for name, s := range exe.data {
+		if s.Size > 0 {
+			m.objects = append(m.objects, funcRange{name, s.Value, s.Value + s.Size})
+		}
+	}
+	sortRanges(m.objects)
+	m.prov = provenance{slots: map[uint64]*funcRange{}, obj: func(a uint64) *funcRange {
+		if o, ok := scopeAt(m.objects, a); ok {
+			return &o
+		}
+		return nil
+	}}
+	return m
 }
 
 // decoded is an instruction of the object's code, decoded.
@@ -143,6 +164,7 @@ func (m *ubMonitor) step(pre, post *State) bool {
 	inst, fr := d.inst, d.fr
 	models, what := m.check(inst, fr, pre, post)
 	if models&m.models == 0 {
+		m.prov.update(inst, pre, pre.Rip+uint64(inst.Len))
 		return true
 	}
 	m.event = &UBEvent{Models: models, Func: fr.name, Offset: pre.Rip - fr.start, Intel: x86asm.IntelSyntax(inst, pre.Rip, nil), What: what}
@@ -220,7 +242,23 @@ func (m *ubMonitor) checkMemory(inst x86asm.Inst, fr funcRange, pre *State, next
 		if (n == 2 || n == 4 || n == 8) && addr%n != 0 {
 			return set(ub.Align), fmt.Sprintf("%d-byte access at %#x", n, addr)
 		}
-		if addr < m.rsp0-ub.StackLimit || addr >= m.rsp0+8 || (isFrameReg(mem.Base) && mem.Index == 0) {
+		computed := mem.Index != 0 || (mem.Base != 0 && !isFrameReg(mem.Base) && mem.Base != x86asm.RIP)
+		if addr < m.rsp0-ub.StackLimit || addr >= m.rsp0+8 {
+			if computed {
+				// A global object: the access must lie inside the object
+				// its computation starts from (the displacement of an
+				// indexed absolute address, or the base register).
+				obj := m.prov.obj(uint64(mem.Disp))
+				if mem.Base != 0 {
+					obj = m.prov.of(mem.Base, regValue(mem.Base, pre, next))
+				}
+				if obj != nil && (addr < obj.start || addr+n > obj.end) {
+					return set(ub.OBVA), fmt.Sprintf("computed access at %#x outside the object %s it starts from", addr, obj.name)
+				}
+			}
+			continue
+		}
+		if isFrameReg(mem.Base) && mem.Index == 0 {
 			continue
 		}
 		anchor := regValue(mem.Base, pre, next)

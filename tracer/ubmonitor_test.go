@@ -27,6 +27,9 @@ int rd(const char *p) { return *(const int *)(p + 1); }
 int rd0(const char *p) { return *(const int *)p; }
 int loc(int i) { int a[4] = {1, 2, 3, 4}; int b = 7; return a[i] + b; }
 int locp(int i) { int a[4] = {1, 2, 3, 4}; int *q = a; return q[i]; }
+int G[4], H[4];
+int gl(int i) { return G[i]; }
+int gp(int i) { int *q = H; return q[i]; }
 `
 
 var ubConstant = regexp.MustCompile(`\{ .* \}`).ReplaceAllString(ubSource, "{ return 12345; }")
@@ -77,6 +80,11 @@ func TestUBMonitor(t *testing.T) {
 		{"loc", Input{Args: []uint64{0xffffffffffffffff}}, 1 << ub.OBVA},
 		{"locp", Input{Args: []uint64{2}}, 0},
 		{"locp", Input{Args: []uint64{5}}, 1 << ub.OBVA},
+		{"gl", Input{Args: []uint64{3}}, 0},
+		{"gl", Input{Args: []uint64{4}}, 1 << ub.OBVA},
+		{"gl", Input{Args: []uint64{0xffffffffffffffff}}, 1 << ub.OBVA},
+		{"gp", Input{Args: []uint64{2}}, 0},
+		{"gp", Input{Args: []uint64{4}}, 1 << ub.OBVA},
 	}
 	for _, cc := range []string{"gcc-12", "clang-16"} {
 		t.Run(cc, func(t *testing.T) {
