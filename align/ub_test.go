@@ -14,6 +14,7 @@ import (
 	"eqc/align/internal/aligntest"
 	"eqc/align/product/learning"
 	"eqc/align/verify"
+	"eqc/prove"
 	"eqc/tracer"
 	"eqc/ub"
 )
@@ -46,14 +47,7 @@ func TestUBModels(t *testing.T) {
 			t.Parallel()
 			objs := aligntest.CompileC(t, cc, "ub", string(base), "O0", "O2", "O3")
 			s := aligntest.NewSolver(t)
-			checkUB := func(src, dst, fn, models string) Result {
-				t.Helper()
-				res, err := Check(context.Background(), Request{SrcPath: src, SrcFunc: fn, DstPath: dst, DstFunc: fn, UB: models, Timeout: time.Minute}, s)
-				if err != nil {
-					t.Fatalf("%s: %v", fn, err)
-				}
-				return res
-			}
+			checkUB := ubChecker(t, s)
 			for _, lvl := range []string{"O2", "O3"} {
 				for _, fn := range proved {
 					res := checkUB(objs["O0"], objs[lvl], fn, "all")
@@ -142,14 +136,8 @@ func TestSanitizerPremises(t *testing.T) {
 	}
 	objs := aligntest.CompileC(t, "clang-16", "ub", string(base), "O2", "O3")
 	s := aligntest.NewSolver(t)
-	check := func(dst, fn, models string) Result {
-		t.Helper()
-		res, err := Check(context.Background(), Request{SrcPath: src, SrcFunc: fn, DstPath: dst, DstFunc: fn, UB: models, Timeout: time.Minute}, s)
-		if err != nil {
-			t.Fatalf("%s: %v", fn, err)
-		}
-		return res
-	}
+	checkUB := ubChecker(t, s)
+	check := func(dst, fn, models string) Result { return checkUB(src, dst, fn, models) }
 	for _, lvl := range []string{"O2", "O3"} {
 		for _, c := range []struct{ fn, without string }{
 			{"inc_gt", "all,-sio"}, {"mul_div", "all,-sio"}, {"shl_back", "all,-shift"}, {"div_self", "all,-div"},
@@ -175,5 +163,18 @@ func TestSanitizerPremises(t *testing.T) {
 	mut := aligntest.CompileC(t, "clang-16", "ub_m", strings.Replace(string(base), "(x * 4) / 4", "(x * 4) / 2", 1), "O2")
 	if res := check(mut["O2"], "mul_div", "all"); res.Verdict != NotEquivalent {
 		t.Errorf("mul_div mutant: %s (%s), want not-equivalent", res.Verdict, res.Reason)
+	}
+}
+
+// ubChecker checks fn of src against fn of dst under models with s, a
+// minute at most, failing the test on bad input.
+func ubChecker(t *testing.T, s prove.Solver) func(src, dst, fn, models string) Result {
+	return func(src, dst, fn, models string) Result {
+		t.Helper()
+		res, err := Check(context.Background(), Request{SrcPath: src, SrcFunc: fn, DstPath: dst, DstFunc: fn, UB: models, Timeout: time.Minute}, s)
+		if err != nil {
+			t.Fatalf("%s: %v", fn, err)
+		}
+		return res
 	}
 }
