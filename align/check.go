@@ -27,10 +27,11 @@ type Request struct {
 	DstPath, DstFunc string
 	// UB is the undefined-behaviour model spec asked for (ub.Parse: "none",
 	// "all", a comma-separated list of models, or all,-MODEL...; "" is
-	// "all"). Of the models only OBVA is used by proofs yet; a confirmed
-	// difference is reported not-equivalent under any model once the UB
-	// monitor (tracer.ConfirmUnder) has found no undefined behaviour of the
-	// model in the source's run on the input.
+	// "all"). Proofs assume OBVA, and the sio, shift and div checks of a
+	// source built with clang's sanitizer traps (loop-free engine); a
+	// confirmed difference is reported not-equivalent under any model once
+	// the UB monitor (tracer.ConfirmUnder) has found no undefined behaviour
+	// of the model in the source's run on the input.
 	UB string
 	// Engine is the loop engine asked for: "static", "data" or "auto"
 	// ("" is "auto").
@@ -182,9 +183,10 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 		// A difference not reported as not-equivalent (its replay failed)
 		// is still shown; a proof of equivalence it contradicts is not
 		// trusted: the input was checked for the UB the model excludes
-		// (the only UB a proof may assume, OBVA, needs a pointer into the
-		// callee's frame, which the differential test's inputs never
-		// are), so one of the two is wrong.
+		// (OBVA needs a pointer into the callee's frame, which the
+		// differential test's inputs never are; a sanitizer check the
+		// source reaches makes its run fault, which is no difference),
+		// so one of the two is wrong.
 		if res.Verdict == Equivalent {
 			res.Verdict, res.Assumptions, res.Proof = Unknown, nil, nil
 			res.Reason = "internal-inconsistency: proved equivalent, but real runs differ on an input"

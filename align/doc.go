@@ -35,10 +35,13 @@
 //   - Check runs a pair and, when an obligation fails with a model, turns
 //     the model into a concrete input and runs both binaries on it
 //     (tracer.Confirm). Only a difference seen in those real runs becomes
-//     "not-equivalent", and only under the UB model "none" until UB checks
-//     exist (ub.Parse reads the model); a model the runs do not confirm
-//     leaves the verdict unknown. A not-equivalent verdict is replayed
-//     first, each binary linked afresh into a new process.
+//     "not-equivalent", and under a UB model (ub.Parse reads it) only on
+//     an input the UB monitor finds free of the model's undefined
+//     behaviour in the source's run (tracer.ConfirmUnder); a model the runs
+//     do not confirm leaves the verdict unknown. A not-equivalent verdict
+//     is replayed first, each binary linked afresh into a new process. A
+//     loop-free pair whose counterexample does not show in real runs gets
+//     the differential test too.
 //
 //   - An equivalent verdict carries its proof (Result.Proof), which Check
 //     names by the binaries' SHA-256 (eqc check --proof writes it; eqc

@@ -14,6 +14,7 @@ import (
 	"eqc/align/internal/aligntest"
 	"eqc/align/product/learning"
 	"eqc/align/verify"
+	"eqc/bench"
 	"eqc/prove"
 	"eqc/tracer"
 	"eqc/ub"
@@ -106,14 +107,9 @@ func TestUBModels(t *testing.T) {
 	}
 }
 
-// sanitizeFlags build the source with clang's checks of signed overflow,
-// shifts and division as traps (ud1, the check kind in its displacement):
-// the C-level UB of those operations made explicit for the premises of
-// the sio, shift and div models (align/product/pair/sanitizer.go).
-var sanitizeFlags = []string{"-fsanitize=signed-integer-overflow,shift,integer-divide-by-zero", "-fsanitize-undefined-trap-on-error"}
-
-// TestSanitizerPremises: with a clang-16 -O0 source built with
-// sanitizeFlags, each correct compilation that rests on a model's UB
+// TestSanitizerPremises: with a clang-16 -O0 source built with clang's
+// checks of signed overflow, shifts and division as traps
+// (bench.TargetUBSan, what eqc sweep --src-opt O0+ubsan adds), each correct compilation that rests on a model's UB
 // proves under all (the proof verified) and not without that model, the
 // pointer functions still prove, and a mutant is still not-equivalent.
 func TestSanitizerPremises(t *testing.T) {
@@ -130,7 +126,7 @@ func TestSanitizerPremises(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := filepath.Join(dir, "ub.san.o")
-	args := append([]string{"-O0", "-g", "-fno-inline", "-fno-pie", "-fno-stack-protector", "-fcf-protection=none", "-c", srcC, "-o", src}, sanitizeFlags...)
+	args := append([]string{"-O0", "-g", "-fno-inline", "-fno-pie", "-fno-stack-protector", "-fcf-protection=none", "-c", srcC, "-o", src}, bench.TargetUBSan.Flags...)
 	if out, err := exec.Command("clang-16", args...).CombinedOutput(); err != nil {
 		t.Fatalf("clang-16: %v\n%s", err, out)
 	}

@@ -90,6 +90,18 @@ func regValue(r x86asm.Reg, s *State, next uint64) uint64 {
 	return 0
 }
 
+// memAddr is the address memory operand m of inst, about to run from s,
+// refers to.
+func memAddr(inst x86asm.Inst, m x86asm.Mem, s *State) uint64 {
+	next := s.Rip + uint64(inst.Len)
+	addr := regValue(m.Segment, s, next) + regValue(m.Base, s, next) +
+		regValue(m.Index, s, next)*uint64(m.Scale) + uint64(m.Disp)
+	if inst.AddrSize == 32 {
+		addr = uint64(uint32(addr))
+	}
+	return addr
+}
+
 // memAccesses lists the memory an instruction at s.Rip reads or writes: its
 // explicit memory operands (MemBytes wide) and the implicit stack slot of
 // push, pop, call, ret and leave.
@@ -99,18 +111,13 @@ func memAccesses(inst x86asm.Inst, s *State) []MemBytes {
 		x86asm.PREFETCHT2, x86asm.PREFETCHW:
 		return nil
 	}
-	next := s.Rip + uint64(inst.Len)
 	var out []MemBytes
 	for _, a := range inst.Args {
 		m, ok := a.(x86asm.Mem)
 		if !ok {
 			continue
 		}
-		addr := regValue(m.Segment, s, next) + regValue(m.Base, s, next) +
-			regValue(m.Index, s, next)*uint64(m.Scale) + uint64(m.Disp)
-		if inst.AddrSize == 32 {
-			addr = uint64(uint32(addr))
-		}
+		addr := memAddr(inst, m, s)
 		n := inst.MemBytes
 		if n <= 0 || n > 4096 {
 			n = 8

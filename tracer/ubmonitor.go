@@ -141,8 +141,7 @@ func (m *ubMonitor) before(pre *State) {
 		return
 	}
 	if mem, ok := d.inst.Args[0].(x86asm.Mem); ok {
-		next := pre.Rip + uint64(d.inst.Len)
-		addr := regValue(mem.Segment, pre, next) + regValue(mem.Base, pre, next) + regValue(mem.Index, pre, next)*uint64(mem.Scale) + uint64(mem.Disp)
+		addr := memAddr(d.inst, mem, pre)
 		if n := d.inst.MemBytes; n > 0 && n <= 8 {
 			m.shlMem, _ = m.proc.ReadMem(addr, n)
 		}
@@ -237,7 +236,7 @@ func (m *ubMonitor) checkMemory(inst x86asm.Inst, fr funcRange, pre *State, next
 		if !ok {
 			continue
 		}
-		addr := regValue(mem.Segment, pre, next) + regValue(mem.Base, pre, next) + regValue(mem.Index, pre, next)*uint64(mem.Scale) + uint64(mem.Disp)
+		addr := memAddr(inst, mem, pre)
 		n := uint64(inst.MemBytes)
 		if (n == 2 || n == 4 || n == 8) && addr%n != 0 {
 			return set(ub.Align), fmt.Sprintf("%d-byte access at %#x", n, addr)

@@ -41,8 +41,8 @@ func (pv *provenance) of(r x86asm.Reg, v uint64) *funcRange {
 	return pv.obj(v)
 }
 
-// update records what inst, run from pre, does to provenance; addr is the
-// address of its memory operand, if any.
+// update records what inst, run from pre, does to provenance (next is the
+// address after inst, for rip-relative operands).
 func (pv *provenance) update(inst x86asm.Inst, pre *State, next uint64) {
 	switch inst.Op {
 	case x86asm.CALL:
@@ -57,15 +57,12 @@ func (pv *provenance) update(inst x86asm.Inst, pre *State, next uint64) {
 	if len(inst.Args) == 0 || inst.Args[0] == nil {
 		return
 	}
-	memAddr := func(m x86asm.Mem) uint64 {
-		return regValue(m.Segment, pre, next) + regValue(m.Base, pre, next) + regValue(m.Index, pre, next)*uint64(m.Scale) + uint64(m.Disp)
-	}
 	switch dst := inst.Args[0].(type) {
 	case x86asm.Mem:
 		if inst.Op != x86asm.MOV {
 			return
 		}
-		slot := memAddr(dst)
+		slot := memAddr(inst, dst, pre)
 		var o *funcRange
 		switch src := inst.Args[1].(type) {
 		case x86asm.Reg:
@@ -97,7 +94,7 @@ func (pv *provenance) update(inst x86asm.Inst, pre *State, next uint64) {
 						o = pv.regs[j]
 					}
 				case x86asm.Mem:
-					o = pv.slots[memAddr(src)]
+					o = pv.slots[memAddr(inst, src, pre)]
 				case x86asm.Imm:
 					o = pv.obj(uint64(int64(src)))
 				}
@@ -107,7 +104,7 @@ func (pv *provenance) update(inst x86asm.Inst, pre *State, next uint64) {
 					case m.Base != 0 && m.Base != x86asm.RIP:
 						o = pv.of(m.Base, regValue(m.Base, pre, next))
 					default:
-						o = pv.obj(memAddr(m))
+						o = pv.obj(memAddr(inst, m, pre))
 					}
 				}
 			case x86asm.ADD, x86asm.SUB:

@@ -54,8 +54,10 @@
 //
 //   - LoopGate and ModelPrecondition are what every loop engine requires
 //     and assumes of a pair (under OBVA, for a source that takes a
-//     pointer, the model's assumption too); liveness.go gives the
-//     components live at each anchor.
+//     pointer, the model's assumption too); LoopFreePrecondition adds the
+//     premises of a source's sanitizer checks (sanitizer.go) for the
+//     loop-free engine, which also states OBVA's hypotheses over its one
+//     edge; liveness.go gives the components live at each anchor.
 //
 // EQC_DEBUG=1 (Debug) prints the loop engines' products and queries, and
 // EQC_DEBUG_QUERIES=DIR writes every query (Houdini's too) as SMT-LIB.
