@@ -24,23 +24,22 @@ type UBNeed struct {
 // between them does not prove it either (that pair says more precisely
 // what is needed). Pass Latest(rows).
 func UBNeeds(rows []Row) []UBNeed {
-	type key struct {
-		suite, benchmark, function, dstFunction, compiler, srcOpt, dstOpt, cflags, engine string
-	}
 	type run struct {
 		spec   string
 		models ub.Set
 		row    *Row
 	}
-	byKey := map[key][]run{}
-	var order []key
+	// A check's key without its UB model names the runs to compare.
+	byKey := map[checkKey][]run{}
+	var order []checkKey
 	for i := range rows {
 		r := &rows[i]
 		m, err := ub.Parse(strings.ReplaceAll(r.UBModel, "+", ","))
 		if err != nil {
 			continue
 		}
-		k := key{r.Suite, r.Benchmark, r.Function, r.DstFunction, r.Compiler, r.SrcOpt, r.DstOpt, r.CFlags, r.Engine}
+		k := keyOf(r)
+		k.ubModel = ""
 		if _, ok := byKey[k]; !ok {
 			order = append(order, k)
 		}
