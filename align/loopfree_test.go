@@ -130,7 +130,21 @@ func compileSources(t *testing.T, base string, srcs, baseLevels []string) map[st
 }
 
 func TestGoldenLoopFree(t *testing.T) {
-	objs, mutated := compileAll(t, "testdata/loopfree", []string{"O0", "O1", "O3"})
+	goldenLoopFree(t, "testdata/loopfree", "testdata/loopfree.golden", []string{"O0", "O1"}, 60*time.Second)
+}
+
+// TestGoldenLoopFreeCalls is the same test on loop-free functions that make
+// calls (testdata/loopfreecalls): externs with and without prototypes,
+// variadic and with stack arguments, tail calls, recursion, sequences.
+func TestGoldenLoopFreeCalls(t *testing.T) {
+	goldenLoopFree(t, "testdata/loopfreecalls", "testdata/loopfreecalls.golden", []string{"O0"}, 20*time.Second)
+}
+
+// goldenLoopFree runs the golden test of testdata against golden: base.c
+// at each of srcOpts against -O3, and the mutants, each check within
+// timeout.
+func goldenLoopFree(t *testing.T, testdata, golden string, srcOpts []string, timeout time.Duration) {
+	objs, mutated := compileAll(t, testdata, append(append([]string(nil), srcOpts...), "O3"))
 	s, _, err := prove.New(prove.Options{CacheSize: 1024})
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +157,7 @@ func TestGoldenLoopFree(t *testing.T) {
 	var cases []goldenCase
 	for _, cc := range compilers {
 		for _, fn := range funcs {
-			for _, srcOpt := range []string{"O0", "O1"} {
+			for _, srcOpt := range srcOpts {
 				cases = append(cases, goldenCase{cc, srcOpt, "O3", fn, "base.c"})
 			}
 		}
@@ -154,19 +168,19 @@ func TestGoldenLoopFree(t *testing.T) {
 	got := map[string]string{}
 	for _, c := range cases {
 		for _, model := range []string{"none", "all"} {
-			checkGoldenLoopFree(t, objs, c, model, s, got)
+			checkGoldenLoopFree(t, objs, c, model, timeout, s, got)
 		}
 	}
-	compareGolden(t, "testdata/loopfree.golden", got)
+	compareGolden(t, golden, got)
 }
 
 // checkGoldenLoopFree checks one case under one UB model, recording the
 // verdict in got under the case's key (suffixed with the model unless it
 // is none).
-func checkGoldenLoopFree(t *testing.T, objs map[string]string, c goldenCase, model string, s prove.Solver, got map[string]string) {
+func checkGoldenLoopFree(t *testing.T, objs map[string]string, c goldenCase, model string, timeout time.Duration, s prove.Solver, got map[string]string) {
 	src := objs[c.cc+" "+c.srcOpt+" base.c"]
 	dst := objs[c.cc+" "+c.dstOpt+" "+c.dstFile]
-	res, err := Check(context.Background(), Request{SrcPath: src, SrcFunc: c.fn, DstPath: dst, DstFunc: c.fn, UB: model, Timeout: 60 * time.Second}, s)
+	res, err := Check(context.Background(), Request{SrcPath: src, SrcFunc: c.fn, DstPath: dst, DstFunc: c.fn, UB: model, Timeout: timeout}, s)
 	if err != nil {
 		t.Fatalf("%s: %v", c.key(), err)
 	}

@@ -132,7 +132,7 @@ func reflexCheck(ctx context.Context, src, dst, fn string, s prove.Solver) (verd
 	if err != nil {
 		return "error", err.Error()
 	}
-	if out := pair.CheckLoopFree(ctx, p, s); out.Reason != "unsupported:loops" {
+	if len(p.Src.TFG.Unsupported)+len(p.Dst.TFG.Unsupported) > 0 || !p.HasLoops() {
 		res, err := Check(ctx, req, s)
 		if err != nil {
 			return "error", err.Error()

@@ -18,6 +18,11 @@ type Func struct {
 	Name   string
 	Args   []Sort
 	Result Sort
+	// Callee marks a function standing for a call's result, whose last
+	// two arguments are the stack pointer and the memory at the call and
+	// the others the values passed: analyses of where values come from
+	// (the frame taint) look at the values only.
+	Callee bool
 }
 
 // ID is the function's dense index in its Builder.

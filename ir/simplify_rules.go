@@ -56,6 +56,7 @@ var ruleSet = map[Op][]Rule{
 		{"ite-true", iteConstCond(true)},   // ite(true, x, y) → x
 		{"ite-false", iteConstCond(false)}, // ite(false, x, y) → y
 		{"ite-same", iteSame},              // ite(c, x, x) → x
+		{"ite-nested", iteNested},          // ite(c, ite(c, x, y), z) → ite(c, x, z); ite(c, x, ite(c, y, z)) → ite(c, x, z)
 		{"ite-bool", iteBool},              // ite(c, true, false) → c; ite(c, false, true) → ¬c
 		{"ite-not", iteNot},                // ite(¬c, x, y) → ite(c, y, x)
 		{"ite-add", iteAdd},                // ite(c, x, x+y) → x + ite(c, 0, y); ite(c, x+y, x) → x + ite(c, y, 0)
@@ -176,7 +177,7 @@ var ruleSet = map[Op][]Rule{
 		{"fold", fold},
 		{"whole", extractWhole},          // x[w−1:0] → x
 		{"of-extract", extractOfExtract}, // x[h:l][h2:l2] → x[h2+l:l2+l]
-		{"of-concat", extractOfConcat},   // a range inside one side of a concat
+		{"of-concat", extractOfConcat},   // a range inside one side of a concat; across the seam, the concat of both sides' pieces
 		{"of-zext", extractOfZeroExt},    // inside x → x[h:l]; inside the zeros → 0
 		{"of-sext", extractOfSignExt},    // inside x → x[h:l]
 		{"of-select", extractOfSelect},   // whole bytes of a read → a narrower read
@@ -550,6 +551,20 @@ func iteSame(s *Simplifier, t Term) Term {
 	return NoTerm
 }
 
+// iteNested drops an inner choice on the outer one's condition: in the
+// then branch it holds, in the else branch it does not.
+func iteNested(s *Simplifier, t Term) Term {
+	a := s.b.Args(t)
+	c, x, y := a[0], a[1], a[2]
+	if s.b.Op(x) == OpIte && s.b.Arg(x, 0) == c {
+		return s.mk(OpIte, 0, 0, c, s.b.Arg(x, 1), y)
+	}
+	if s.b.Op(y) == OpIte && s.b.Arg(y, 0) == c {
+		return s.mk(OpIte, 0, 0, c, x, s.b.Arg(y, 2))
+	}
+	return NoTerm
+}
+
 func iteBool(s *Simplifier, t Term) Term {
 	a := s.b.Args(t)
 	switch {
@@ -765,11 +780,14 @@ func extractOfConcat(s *Simplifier, t Term) Term {
 	case lo >= wl:
 		return s.raw(OpExtract, hi-wl, lo-wl, hiPart)
 	}
-	return NoTerm
+	// Across the seam: the concat of the two parts' pieces, so that what
+	// reads it (an extract of a bitwise op, a narrower extract) sees the
+	// parts. A sub-register write followed by a wider read makes these.
+	return s.raw(OpConcat, 0, 0, s.mk(OpExtract, hi-wl, 0, hiPart), s.mk(OpExtract, wl-1, lo, loPart))
 }
 
 // extractOfBitwise distributes an extract over and, or and xor when one
-// side is a concat or a constant, so a lane of a vector operation becomes
+// side is a concat or a constant (or such an op with one), so a lane of a vector operation becomes
 // the operation on the lanes (the other rules then narrow each side).
 func extractOfBitwise(s *Simplifier, t Term) Term {
 	x := s.b.Arg(t, 0)
@@ -778,8 +796,19 @@ func extractOfBitwise(s *Simplifier, t Term) Term {
 		return NoTerm
 	}
 	p, q := s.args2(x)
-	narrows := func(u Term) bool { o := s.b.Op(u); return o == OpConcat || o == OpConst }
-	if !narrows(p) && !narrows(q) {
+	// A side narrows when it is a concat or a constant, or a bitwise op
+	// with such a side (nested masks of a sub-register write).
+	var narrows func(u Term, depth int) bool
+	narrows = func(u Term, depth int) bool {
+		switch o := s.b.Op(u); {
+		case o == OpConcat || o == OpConst:
+			return true
+		case (o == OpBVAnd || o == OpBVOr || o == OpBVXor) && depth < 4 && len(s.b.Args(u)) == 2:
+			return narrows(s.b.Arg(u, 0), depth+1) || narrows(s.b.Arg(u, 1), depth+1)
+		}
+		return false
+	}
+	if !narrows(p, 0) && !narrows(q, 0) {
 		return NoTerm
 	}
 	hi, lo := s.b.Params(t)

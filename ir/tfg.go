@@ -671,11 +671,22 @@ type PathOptions struct {
 // or nil when there is no such path. Paths with the same number of arrivals
 // at to are pairwise exclusive, so the parallel compositions are exact.
 func (g *TFG) PathSet(from, to NodeID, o PathOptions) *Edge {
+	e, _ := g.PathSetWithin(from, to, o, 0)
+	return e
+}
+
+// PathSetWithin is PathSet giving up, with ok false, once composing has
+// built more than maxTerms terms (0: no bound): the paths of a long
+// branchy function can make terms that grow past any memory.
+func (g *TFG) PathSetWithin(from, to NodeID, o PathOptions, maxTerms int) (e *Edge, ok bool) {
 	if o.Arrivals <= 0 {
 		o.Arrivals = 1
 	}
-	r := g.sweep(from, o.Mu, o.Arrivals, func(v NodeID) bool { return v == to }, o.Through, o.Edge)
-	return r[to]
+	r, ok := g.sweep(from, o.Mu, o.Arrivals, func(v NodeID) bool { return v == to }, o.Through, o.Edge, maxTerms)
+	if !ok {
+		return nil, false
+	}
+	return r[to], true
 }
 
 // sweep is the dynamic program behind PathSet and Collapse: from from, it
@@ -686,8 +697,9 @@ func (g *TFG) PathSet(from, to NodeID, o PathOptions) *Edge {
 // counts an arrival; at the arrivals-th the path ends there. Edges that
 // edge (when set) refuses are not taken. It returns the composite edge to
 // each end node reached.
-func (g *TFG) sweep(from NodeID, mu, arrivals int, end, through func(NodeID) bool, edge func(*Edge) bool) map[NodeID]*Edge {
+func (g *TFG) sweep(from NodeID, mu, arrivals int, end, through func(NodeID) bool, edge func(*Edge) bool, maxTerms int) (map[NodeID]*Edge, bool) {
 	o := g.dfs()
+	limit := g.B.Len() + maxTerms
 	type key struct {
 		v    NodeID
 		k, a int
@@ -729,6 +741,9 @@ func (g *TFG) sweep(from NodeID, mu, arrivals int, end, through func(NodeID) boo
 						a2++
 					}
 					next := g.Seq(cur, e)
+					if maxTerms > 0 && g.B.Len() > limit {
+						return nil, false
+					}
 					if a2 == arrivals {
 						if old := results[e.To]; old != nil {
 							results[e.To] = g.Par(old, next)
@@ -742,7 +757,7 @@ func (g *TFG) sweep(from NodeID, mu, arrivals int, end, through func(NodeID) boo
 			}
 		}
 	}
-	return results
+	return results, true
 }
 
 // Collapse returns the TFG whose nodes are anchors (plus the entry, every
@@ -793,7 +808,7 @@ func (g *TFG) Collapse(anchors []NodeID) *TFG {
 		}
 		// mu = 1: every retreating edge enters an anchor, where the path
 		// ends, so no path between anchors takes more than one.
-		res := g.sweep(NodeID(v), 1, 1, isAnchor, notAnchor, nil)
+		res, _ := g.sweep(NodeID(v), 1, 1, isAnchor, notAnchor, nil, 0)
 		tos := make([]NodeID, 0, len(res))
 		for w := range res {
 			tos = append(tos, w)

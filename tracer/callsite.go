@@ -23,22 +23,32 @@ import (
 // address arithmetic before `mov esi, edx`). The count is the longest
 // prefix of rdi, rsi, rdx, rcx, r8, r9 that is set. It errs towards fewer
 // arguments: a register it misses is not compared, one it adds would
-// compare garbage.
+// compare garbage. A register the run writes 32 bits or fewer of carries
+// an int (or narrower, promoted): the ABI leaves its upper half
+// unspecified, so only the low 32 bits of it are compared (SiteArgs.Narrow).
 
 // sysvIntArgs are the SysV integer argument registers by GPR number.
 var sysvIntArgs = [6]int{7, 6, 2, 1, 8, 9}
 
-// siteArgCount is the number of integer argument registers the call that
-// returns to site sets, from the code of the function of x containing the
-// call; ok is false when the call cannot be found.
-func siteArgCount(x *Executable, site uint64) (int, bool) {
+// siteArgs are the integer argument registers a call sets: the first N of
+// rdi, rsi, rdx, rcx, r8, r9, and which of them it writes 32 bits or
+// fewer of.
+type siteArgs struct {
+	N      int
+	Narrow [6]bool
+}
+
+// siteArgCount is what the call that returns to site sets, from the code
+// of the function of x containing the call; ok is false when the call
+// cannot be found.
+func siteArgCount(x *Executable, site uint64) (siteArgs, bool) {
 	fn, ok := x.funcAt(site - 1)
 	if !ok {
-		return 0, false
+		return siteArgs{}, false
 	}
 	code := x.code(fn.Value, int(fn.Size))
 	if len(code) == 0 {
-		return 0, false
+		return siteArgs{}, false
 	}
 	ins := x86.DecodeBytes(code, fn.Value)
 	targets := map[uint64]bool{}
@@ -52,23 +62,26 @@ func siteArgCount(x *Executable, site uint64) (int, bool) {
 		}
 	}
 	if call < 0 {
-		return 0, false
+		return siteArgs{}, false
 	}
 	return argsSetBefore(ins[:call], targets), true
 }
 
 // argsSetBefore applies the rule of siteArgCount to the instructions before
 // a call.
-func argsSetBefore(ins []x86.Instruction, targets map[uint64]bool) int {
-	var set, readLater [16]bool
+func argsSetBefore(ins []x86.Instruction, targets map[uint64]bool) siteArgs {
+	var set, narrow, readLater [16]bool
 	for i := len(ins) - 1; i >= 0; i-- {
 		in := ins[i]
 		w, reads, ok := plainMove(in)
 		if !ok {
 			break
 		}
-		if w >= 0 && !readLater[w] {
+		if w >= 0 && !readLater[w] && !set[w] {
 			set[w] = true
+			if d, ok := in.Inst.Args[0].(x86asm.Reg); ok && x86.RegWidth(d) <= 32 {
+				narrow[w] = true
+			}
 		}
 		if w >= 0 {
 			// An earlier write of w is dead at the call whatever reads it.
@@ -81,11 +94,12 @@ func argsSetBefore(ins []x86.Instruction, targets map[uint64]bool) int {
 			break // earlier instructions are on one path in only
 		}
 	}
-	n := 0
-	for n < len(sysvIntArgs) && set[sysvIntArgs[n]] {
-		n++
+	var out siteArgs
+	for out.N < len(sysvIntArgs) && set[sysvIntArgs[out.N]] {
+		out.Narrow[out.N] = narrow[sysvIntArgs[out.N]]
+		out.N++
 	}
-	return n
+	return out
 }
 
 // plainMove describes an instruction of the argument set-up: the GPR it

@@ -34,15 +34,21 @@ func TestArgsSetBefore(t *testing.T) {
 			t.Fatal(err)
 		}
 		ins := x86.DecodeBytes(code, 0x1000)
-		if got := argsSetBefore(ins, map[uint64]bool{}); got != c.want {
-			t.Errorf("%s: %d argument registers, want %d", c.name, got, c.want)
+		if got := argsSetBefore(ins, map[uint64]bool{}); got.N != c.want {
+			t.Errorf("%s: %d argument registers, want %d", c.name, got.N, c.want)
 		}
+	}
+	// mov rdi, rax; mov esi, eax: a long and an int (whose upper half the
+	// ABI leaves unspecified).
+	code, _ := hex.DecodeString("4889c7" + "89c6")
+	if got := argsSetBefore(x86.DecodeBytes(code, 0x1000), map[uint64]bool{}); got.N != 2 || got.Narrow[0] || !got.Narrow[1] {
+		t.Errorf("widths: %+v, want rdi whole and esi narrow", got)
 	}
 	// A branch target ends the walk after it: instructions before it are
 	// on one path in only.
-	code, _ := hex.DecodeString("89c6" + "89c7")
+	code, _ = hex.DecodeString("89c6" + "89c7")
 	ins := x86.DecodeBytes(code, 0x1000)
-	if got := argsSetBefore(ins, map[uint64]bool{0x1002: true}); got != 1 {
-		t.Errorf("branch target: %d argument registers, want 1", got)
+	if got := argsSetBefore(ins, map[uint64]bool{0x1002: true}); got.N != 1 {
+		t.Errorf("branch target: %d argument registers, want 1", got.N)
 	}
 }

@@ -645,7 +645,7 @@ type cmpState struct {
 	dst    *confirmSide
 	notes  []string
 	noteOK map[string]bool
-	sites  map[uint64]int // siteArgs: call site → argument registers set (-1: not found)
+	sites  map[uint64]siteArgs // siteArgs: call site → argument registers set (N −1: not found)
 }
 
 func (st *cmpState) differ(format string, a ...any) {
@@ -691,7 +691,7 @@ func (st *cmpState) word(a, b uint64) wordCmp {
 }
 
 func compareRuns(c *Confirmation, src, dst *confirmSide, rs, rd *Result, sig *x86.FuncDebug) {
-	st := &cmpState{c: c, src: src, dst: dst, noteOK: map[string]bool{}, sites: map[uint64]int{}}
+	st := &cmpState{c: c, src: src, dst: dst, noteOK: map[string]bool{}, sites: map[uint64]siteArgs{}}
 	defer func() { c.Detail = strings.Join(st.notes, "; ") }()
 	switch {
 	case rs.Outcome != Returned:
@@ -745,20 +745,22 @@ func (st *cmpState) compareCalls(sc, dc []Call, strunc, dtrunc, prefix bool) boo
 			named = len(ext.Params)
 		}
 		compared := named
+		var set siteArgs
+		intNamed := 0
 		if a.N > named {
 			// Registers recorded beyond the named parameters: those the
 			// source's call sets are arguments.
-			set, ok := st.siteArgs(a.Site)
+			var ok bool
+			set, ok = st.siteArgs(a.Site)
 			if !ok {
 				st.note("calls[%d]: %s: the source's call site was not found; arguments past the named ones not compared", i, a.Name)
 			}
-			intNamed := 0
 			for _, p := range ext.Params[:named] {
 				if p.Kind == ScalarInt {
 					intNamed++
 				}
 			}
-			compared = named + max(set-intNamed, 0)
+			compared = named + max(set.N-intNamed, 0)
 			if a.N-named > 0 && compared < a.N {
 				st.note("calls[%d]: %s: %d of %d recorded argument registers compared (the others the source's call does not set)", i, a.Name, compared, a.N)
 			}
@@ -769,6 +771,10 @@ func (st *cmpState) compareCalls(sc, dc []Call, strunc, dtrunc, prefix bool) boo
 			var p *Param
 			if j < named {
 				p = &ext.Params[j]
+			} else if r := intNamed + j - named; r < len(set.Narrow) && set.Narrow[r] && st.plainInts(x, y) {
+				// The source writes an int there: the upper half
+				// is unspecified (the ABI's rule for an int).
+				x, y = uint64(uint32(x)), uint64(uint32(y))
 			}
 			switch st.arg(p, x, y) {
 			case wordDiffer:
@@ -825,16 +831,24 @@ func (st *cmpState) callee(name string) *Extern {
 }
 
 // siteArgs is siteArgCount on the source's executable, remembered per site.
-func (st *cmpState) siteArgs(site uint64) (int, bool) {
-	if n, ok := st.sites[site]; ok {
-		return n, n >= 0
+func (st *cmpState) siteArgs(site uint64) (siteArgs, bool) {
+	if sa, ok := st.sites[site]; ok {
+		return siteArgs{N: max(sa.N, 0), Narrow: sa.Narrow}, sa.N >= 0
 	}
-	n, ok := siteArgCount(st.src.exe, site)
+	sa, ok := siteArgCount(st.src.exe, site)
 	if !ok {
-		n = -1
+		sa = siteArgs{N: -1}
 	}
-	st.sites[site] = n
-	return max(n, 0), ok
+	st.sites[site] = sa
+	return siteArgs{N: max(sa.N, 0), Narrow: sa.Narrow}, ok
+}
+
+// plainInts reports whether neither x nor y may be an address whose bits
+// depend on the layout: then they compare as integers.
+func (st *cmpState) plainInts(x, y uint64) bool {
+	_, cx := st.src.exe.canon.key(x)
+	_, cy := st.dst.exe.canon.key(y)
+	return cx == 0 && cy == 0 && !st.src.img.layoutDependent(x) && !st.dst.img.layoutDependent(y)
 }
 
 // arg compares one argument, x from src and y from dst: p is its declared

@@ -27,9 +27,16 @@ import "eqc/ir"
 type FrameTaint struct {
 	b       *ir.Builder
 	rsp0    ir.Term
+	mem0    ir.Term          // the entry memory, or ir.NoTerm
 	derived map[ir.Term]bool // variables the program's edges define
 	heap    bool             // a derived value may be stored outside the frame
 	memo    map[ir.Term]bool
+	loads   map[loadKey]bool // load at a join, like memo
+}
+
+type loadKey struct {
+	m, a ir.Term
+	n    uint32
 }
 
 // TaintEdge is one edge of the program the analysis runs over: the
@@ -48,12 +55,13 @@ type TaintDef struct {
 }
 
 // AnalyzeFrameTaint runs the analysis over edges to its fixpoint, with
-// rsp0 the entry rsp.
-func AnalyzeFrameTaint(b *ir.Builder, rsp0 ir.Term, edges []TaintEdge) *FrameTaint {
-	ft := &FrameTaint{b: b, rsp0: rsp0, derived: map[ir.Term]bool{}}
+// rsp0 the entry rsp and mem0 the entry memory (ir.NoTerm when the edges
+// do not start at the entry).
+func AnalyzeFrameTaint(b *ir.Builder, rsp0, mem0 ir.Term, edges []TaintEdge) *FrameTaint {
+	ft := &FrameTaint{b: b, rsp0: rsp0, mem0: mem0, derived: map[ir.Term]bool{}}
 	for changed := true; changed; {
 		changed = false
-		ft.memo = map[ir.Term]bool{}
+		ft.memo, ft.loads = map[ir.Term]bool{}, map[loadKey]bool{}
 		for _, e := range edges {
 			for _, d := range e.Defs {
 				if ft.derived[d.Var] {
@@ -68,7 +76,7 @@ func AnalyzeFrameTaint(b *ir.Builder, rsp0 ir.Term, edges []TaintEdge) *FrameTai
 			}
 		}
 	}
-	ft.memo = map[ir.Term]bool{}
+	ft.memo, ft.loads = map[ir.Term]bool{}, map[loadKey]bool{}
 	return ft
 }
 
@@ -94,8 +102,26 @@ func (ft *FrameTaint) Derived(t ir.Term) bool {
 	switch {
 	case t == ft.rsp0:
 		d = true
+	case b.Sort(t) == ir.BoolSort:
+		// A truth value is no address, whatever it compares.
+		d = false
+	case b.Op(t) == ir.OpIte:
+		d = ft.Derived(b.Arg(t, 1)) || ft.Derived(b.Arg(t, 2))
 	case b.Op(t) == ir.OpVar:
 		d = ft.derived[t]
+	case b.Op(t) == ir.OpApply && b.FuncOf(t).Callee:
+		// A callee's result: derived only from the values passed. It
+		// sees the stack pointer too, but reaches no frame address of
+		// ours unless one was passed or stored where it can read it;
+		// what it may return of its own frame is dead by then.
+		args := b.Args(t)
+		for _, a := range args[:len(args)-2] {
+			if ft.Derived(a) {
+				d = true
+				break
+			}
+		}
+		d = d || ft.heap
 	case b.Op(t) == ir.OpSelect:
 		n, _ := b.Params(t)
 		d = ft.load(b.Arg(t, 0), b.Arg(t, 1), n)
@@ -136,11 +162,33 @@ func (ft *FrameTaint) load(m, a ir.Term, n uint32) bool {
 			}
 			m = b.Arg(m, 0)
 			continue
+		case ir.OpApply:
+			// After a call: the callee keeps the caller's frame above
+			// its stack pointer (the C calling convention), so a read
+			// there reads what was there at the call.
+			if args := b.Args(m); stackA && b.FuncOf(m).Callee {
+				if offCall, ok := FrameOffset(b, ft.rsp0, args[len(args)-2]); ok && offA >= offCall {
+					m = args[len(args)-1]
+					continue
+				}
+			}
 		case ir.OpIte:
-			return ft.load(b.Arg(m, 1), a, n) || ft.load(b.Arg(m, 2), a, n)
+			// Memoized: the branches of a join share what came before
+			// it, and a chain of joins would be walked once per path.
+			key := loadKey{m, a, n}
+			d, ok := ft.loads[key]
+			if !ok {
+				d = ft.load(b.Arg(m, 1), a, n) || ft.load(b.Arg(m, 2), a, n)
+				ft.loads[key] = d
+			}
+			return d
 		}
 		// Before the edge: the frame may hold anything the function put
 		// there; elsewhere, what the caller left or the source stored.
+		// At entry the return address is no frame address.
+		if stackA && offA >= 0 && offA+int64(n) <= 8 && m == ft.mem0 && m != ir.NoTerm {
+			return false
+		}
 		return ft.Derived(a) || ft.heap || (b.Op(m) != ir.OpVar && ft.Derived(m))
 	}
 }
@@ -154,3 +202,7 @@ func FrameOffset(b *ir.Builder, rsp0, a ir.Term) (int64, bool) {
 	r, off := b.BaseOffset(a)
 	return int64(off), r == rsp0
 }
+
+// Heap reports whether some edge may store a derived value outside the
+// frame.
+func (ft *FrameTaint) Heap() bool { return ft.heap }

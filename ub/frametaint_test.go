@@ -9,7 +9,9 @@ import (
 // TestFrameTaintTerms pins the may-depend-on rules on hand-built terms:
 // what is computed from the entry rsp, or loaded from the frame without a
 // store that gives the value exactly, may be derived; loads elsewhere are
-// not, until a derived value may have been stored there.
+// not, until a derived value may have been stored there. A callee keeps
+// the frame above its stack pointer and derives its results from the
+// values passed (the C calling convention).
 func TestFrameTaintTerms(t *testing.T) {
 	b := ir.NewBuilder()
 	rsp := b.Var("src.rsp", ir.BVSort(64))
@@ -17,6 +19,12 @@ func TestFrameTaintTerms(t *testing.T) {
 	m := b.Var("mem", ir.MemSort)
 	c := func(v int64) ir.Term { return b.Const(64, uint64(v)) }
 	frame := func(off int64) ir.Term { return b.Add(rsp, c(off)) }
+	// A call with the lifter's form: values, stack pointer, memory.
+	callRax := b.DeclareFunc("call:g/1.rax", []ir.Sort{ir.BVSort(64), ir.BVSort(64), ir.MemSort}, ir.BVSort(64))
+	callMem := b.DeclareFunc("call:g/1.mem", []ir.Sort{ir.BVSort(64), ir.BVSort(64), ir.MemSort}, ir.MemSort)
+	callRax.Callee, callMem.Callee = true, true
+	spilled := b.Store(m, frame(-16), 8, x)
+	after := b.Apply(callMem, x, frame(-32), spilled)
 	cases := []struct {
 		name string
 		t    ir.Term
@@ -35,9 +43,17 @@ func TestFrameTaintTerms(t *testing.T) {
 		{"memory through an argument", b.Select(m, x, 8), false, false},
 		{"memory through an argument, frame addresses escaped", b.Select(m, x, 8), true, true},
 		{"either arm", b.Select(b.Ite(b.Eq(x, c(0)), b.Store(m, x, 8, frame(-8)), m), x, 8), false, true},
+		{"the return address at entry", b.Select(m, rsp, 8), false, false},
+		{"a truth value about the frame", b.Ult(x, frame(-8)), false, false},
+		{"a choice on the frame between arguments", b.Ite(b.Ult(x, frame(-8)), x, c(1)), false, false},
+		{"a callee's result, given an argument", b.Apply(callRax, x, frame(-32), spilled), false, false},
+		{"a callee's result, given a frame address", b.Apply(callRax, frame(-8), frame(-32), spilled), false, true},
+		{"a callee's result, frame addresses escaped", b.Apply(callRax, x, frame(-32), spilled), true, true},
+		{"a frame slot above the call's rsp, after it", b.Select(after, frame(-16), 8), false, false},
+		{"a frame slot below the call's rsp, after it", b.Select(after, frame(-40), 8), false, true},
 	}
 	for _, tc := range cases {
-		ft := &FrameTaint{b: b, rsp0: rsp, derived: map[ir.Term]bool{}, heap: tc.heap, memo: map[ir.Term]bool{}}
+		ft := &FrameTaint{b: b, rsp0: rsp, mem0: m, derived: map[ir.Term]bool{}, heap: tc.heap, memo: map[ir.Term]bool{}, loads: map[loadKey]bool{}}
 		if got := ft.Derived(tc.t); got != tc.want {
 			t.Errorf("%s: derived = %v, want %v (%s)", tc.name, got, tc.want, b.Short(tc.t))
 		}

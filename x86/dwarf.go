@@ -154,6 +154,11 @@ func (f *File) readDWARF(ef *elf.File) {
 		}
 		fn.Debug = w.funcDebug(s)
 	}
+	for _, s := range w.decls {
+		if name := w.subName(s); name != "" && f.protos[name] == nil {
+			f.protos[name] = w.funcDebug(s)
+		}
+	}
 	for _, v := range w.globals {
 		name, typ := w.varName(v), w.varType(v)
 		if name == "" {
@@ -165,6 +170,18 @@ func (f *File) readDWARF(ef *elf.File) {
 		}
 		f.Globals[name] = g
 	}
+}
+
+// Prototype returns the parameters and return type of the function name
+// as this file's DWARF states them: from its definition here, or from a
+// declaration of it (a callee defined elsewhere); ok is false when the
+// file states none.
+func (f *File) Prototype(name string) (*FuncDebug, bool) {
+	if fs := f.byName[name]; len(fs) == 1 && fs[0].Debug != nil {
+		return fs[0].Debug, true
+	}
+	p, ok := f.protos[name]
+	return p, ok
 }
 
 // matchDebug finds the function a concrete DWARF subprogram describes: by
@@ -190,6 +207,7 @@ type dwarfWalk struct {
 	vars     map[dwarf.Offset]*dieVar
 	types    map[dwarf.Offset]Type
 	concrete []*dieSub
+	decls    []*dieSub // declarations of functions defined elsewhere
 	globals  []*dieVar
 }
 
@@ -226,9 +244,17 @@ func (w *dwarfWalk) walk() error {
 				s.lowPC, s.hasLowPC = v, true
 			}
 			s.frameBase, _ = e.Val(dwarf.AttrFrameBase).([]byte)
+			if proto, _ := e.Val(dwarf.AttrPrototyped).(bool); s.decl && !proto {
+				// Declared without a prototype (C's f()): the call
+				// sites say what is passed, as for a variadic callee.
+				s.variadic = true
+			}
 			w.subs[e.Offset] = s
 			if s.hasLowPC && !s.decl {
 				w.concrete = append(w.concrete, s)
+			}
+			if s.decl && parent.tag == dwarf.TagCompileUnit {
+				w.decls = append(w.decls, s)
 			}
 			cur.sub = s
 		case dwarf.TagInlinedSubroutine:

@@ -97,7 +97,8 @@ type File struct {
 	allSyms  []elf.Symbol // index i is ELF symbol i+1 (debug/elf drops the null symbol)
 	bySect   map[elf.SectionIndex][]*Symbol
 	byName   map[string][]*Func
-	plt      map[uint64]string // PLT entry address → "name@plt"
+	protos   map[string]*FuncDebug // declarations' prototypes, by name
+	plt      map[uint64]string     // PLT entry address → "name@plt"
 }
 
 type sectionInfo struct {
@@ -133,7 +134,7 @@ func Parse(name string, data []byte) (f *File, err error) {
 	if err != nil {
 		return nil, err
 	}
-	f = &File{Path: name, Globals: map[string]*GlobalVar{}, byName: map[string][]*Func{}}
+	f = &File{Path: name, Globals: map[string]*GlobalVar{}, byName: map[string][]*Func{}, protos: map[string]*FuncDebug{}}
 	switch ef.Type {
 	case elf.ET_REL:
 		f.Kind = Relocatable

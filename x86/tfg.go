@@ -72,6 +72,9 @@ type TFGOptions struct {
 	// File, when set, is the file fn came from: it gives callees' DWARF
 	// signatures and the contents of read-only constant pools.
 	File *File
+	// Callees, when set, gives each callee's prototype and argument
+	// registers, the same for both functions of a pair (PairCallees).
+	Callees *Callees
 }
 
 // CalleeArgRegs are the integer argument registers of the SysV ABI.
@@ -85,7 +88,7 @@ var callerSaved = []int{RCX, RDX, RSI, RDI, 8, 9, 10, 11}
 // Edge.Unsupported set, and TFG.Unsupported lists it (with the CFG's own
 // entries: bad-bytes, indirect-jump, x87:…).
 func BuildTFG(b *ir.Builder, fn *Function, opts TFGOptions) *ir.TFG {
-	l := &lifter{b: b, fn: fn, file: opts.File, unsupported: map[string]bool{}}
+	l := &lifter{b: b, fn: fn, file: opts.File, callees: opts.Callees, unsupported: map[string]bool{}}
 	for _, u := range fn.Unsupported {
 		l.unsupported[u] = true
 	}
@@ -121,6 +124,7 @@ type lifter struct {
 	b           *ir.Builder
 	fn          *Function
 	file        *File
+	callees     *Callees
 	g           *ir.TFG
 	base        *State
 	nodeAt      map[int]ir.NodeID // instruction index → node starting there
@@ -372,73 +376,35 @@ func calleeName(cs CallSite) string {
 	return name
 }
 
-// signature returns the callee's DWARF parameters and return type when the
-// file defines it with debug information; ok is false otherwise.
-func (l *lifter) signature(name string) (*FuncDebug, bool) {
-	if l.file == nil {
-		return nil, false
+// proto is the prototype the lift reads a call to name by: the pair's
+// (Callees), else what this file's DWARF states; nil for an indirect call.
+func (l *lifter) proto(name string, hasCallee bool) *FuncDebug {
+	switch {
+	case !hasCallee:
+		return nil
+	case l.callees != nil:
+		return l.callees.Protos[name]
+	case l.file != nil:
+		p, _ := l.file.Prototype(name)
+		return p
 	}
-	fs := l.file.byName[name]
-	if len(fs) != 1 || fs[0].Debug == nil || fs[0].Debug.Variadic {
-		return nil, false
-	}
-	return fs[0].Debug, true
-}
-
-// callArgs builds the argument terms of a call from the SysV argument
-// registers: per the callee's signature, each scalar widened from its own
-// size as the tracer's stubs widen it (so garbage above a 32-bit argument
-// is not part of it); without a usable signature, rdi…r9 whole.
-func (l *lifter) callArgs(s *State, sig *FuncDebug) []ir.Term {
-	b := l.b
-	if sig != nil {
-		var args []ir.Term
-		gi, xi := 0, 0
-		ok := true
-		for _, p := range sig.Params {
-			t := p.Type
-			switch {
-			case t.Kind == KindFloat && (t.Size == 4 || t.Size == 8) && xi < 8:
-				args = append(args, zext(b, extract(b, s.XMM[xi], uint32(8*t.Size)-1, 0), 64))
-				xi++
-			case (t.Kind == KindInt || t.Kind == KindBool || t.Kind == KindEnum || t.Kind == KindPointer) &&
-				t.Size >= 1 && t.Size <= 8 && gi < 6:
-				v := extract(b, s.GPR[CalleeArgRegs[gi]], uint32(8*t.Size)-1, 0)
-				if t.Signed {
-					v = sext(b, v, 64)
-				} else {
-					v = zext(b, v, 64)
-				}
-				args = append(args, v)
-				gi++
-			default:
-				ok = false
-			}
-		}
-		if ok {
-			return args
-		}
-	}
-	args := make([]ir.Term, 6)
-	for i, r := range CalleeArgRegs {
-		args[i] = s.GPR[r]
-	}
-	return args
+	return nil
 }
 
 // call applies the model of DESIGN "Calls" to p at the call (or tail jump)
-// in: the callee is an uninterpreted function of its arguments and the
-// memory; its results and the memory after it are applications of it;
-// caller-saved registers and the flags become fresh values. A tail jump
-// then returns to our caller. It returns what could not be lifted, or "".
+// in: the callee is an uninterpreted function of its arguments (callees.go),
+// its stack pointer and the whole memory; its results and the memory after
+// it are applications of it (CallFunc names them); caller-saved registers
+// and the flags become fresh values. This is all a callee can see; the C
+// calling convention's narrower view, which lets two stack layouts
+// compare, is CallConvention's rewrite. A tail jump then returns to our
+// caller. It returns what could not be lifted, or "".
 func (l *lifter) call(p *path, in *Instruction, cs CallSite, tail bool) string {
 	b, s := l.b, p.s
 	name := calleeName(cs)
-	var sig *FuncDebug
-	if cs.HasCallee {
-		sig, _ = l.signature(name)
-	}
-	args := l.callArgs(s, sig)
+	sig := l.proto(name, cs.HasCallee)
+	ca := l.callArgs(s, name, sig)
+	args := ca.Values
 	if !cs.HasCallee {
 		// The target is an argument of the indirect call: compute it as
 		// the semantics do, on a scratch copy of the state.
@@ -449,19 +415,22 @@ func (l *lifter) call(p *path, in *Instruction, cs CallSite, tail bool) string {
 		}
 		args = append(args, eff.Target)
 	}
-	args = append(args, s.Mem)
+	fn := CallFunc{Callee: name, N: len(args), Complete: ca.Complete}
+	args = append(args, s.GPR[RSP], s.Mem)
 	sorts := make([]ir.Sort, len(args))
 	for i, a := range args {
 		sorts[i] = b.Sort(a)
 	}
 	uf := func(what string, result ir.Sort) ir.Term {
-		fname := fmt.Sprintf("call:%s/%d.%s", name, len(args)-1, what)
+		fn.Result = what
+		fname := fn.String()
 		f, err := b.TryDeclareFunc(fname, sorts, result)
 		if err != nil {
 			// Another binary in this Builder saw another signature:
 			// keep them apart rather than fail.
 			f = b.DeclareFunc(fmt.Sprintf("%s#%v", fname, sorts), sorts, result)
 		}
+		f.Callee = true
 		return b.Apply(f, args...)
 	}
 	ret := KindUnknown

@@ -164,7 +164,7 @@ func TestTFGCalls(t *testing.T) {
 			t.Fatalf("%s twice: %d call sites, calls %+v", cc, sites, calls)
 		}
 		r := exitTerm(t, g, StateGPR0+RAX)
-		if !funcsOf(b, r)["call:ext/6.rax"] {
+		if !funcsOf(b, r)["call:ext/1.rax"] {
 			t.Errorf("%s twice returns %s", cc, b.Short(r))
 		}
 
@@ -181,16 +181,16 @@ func TestTFGCalls(t *testing.T) {
 
 		_, g = liftNamed(t, b, obj, "fl", StateNames{})
 		r = exitTerm(t, g, StateXMM0)
-		if !funcsOf(b, r)["call:extd/6.xmm0"] {
+		if !funcsOf(b, r)["call:extd/2.xmm0"] {
 			t.Errorf("%s fl returns %s", cc, b.Short(r))
 		}
 
 		// def is defined here with DWARF: its call passes two widened
-		// arguments and the memory.
+		// arguments, the stack pointer and the memory.
 		_, g = liftNamed(t, b, obj, "usedef", StateNames{})
 		for _, e := range g.Edges {
 			for _, call := range e.Calls {
-				if call.Callee == "def" && len(call.Args) != 3 {
+				if call.Callee == "def" && len(call.Args) != 4 {
 					t.Errorf("%s usedef: def gets %d arguments", cc, len(call.Args))
 				}
 			}

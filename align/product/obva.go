@@ -59,7 +59,7 @@ func (pr *Product) computeFrameTaint() *ub.FrameTaint {
 		}
 		edges = append(edges, te)
 	}
-	return ub.AnalyzeFrameTaint(b, pr.rsp0, edges)
+	return ub.AnalyzeFrameTaint(b, pr.rsp0, ir.NoTerm, edges)
 }
 
 // obvaHypotheses are e's hypotheses under the model (ub.OBVAHypotheses),

@@ -13,8 +13,8 @@
 //     data holds its file contents) and lists it for the proof; it must
 //     itself be satisfiable, so no proof is vacuous.
 //
-//   - CheckLoopFree is the loop-free engine, for functions with no loop
-//     and no call: each collapses to one composite edge from entry to exit
+//   - CheckLoopFree is the loop-free engine, for functions with no loop:
+//     each collapses to one composite edge from entry to exit
 //     (and one to halt), and equivalence is a handful of proof obligations,
 //     each discharged when the solver answers Unsat: both return normally
 //     on the same inputs (or both end abnormally); when both return, the
@@ -22,9 +22,10 @@
 //     small structs and for types DWARF does not give), and so do rsp, the
 //     callee-saved registers and the return address; and memory agrees
 //     outside the stack region [rsp−StackLimit, rsp+8), checked at a fresh
-//     address so every query stays quantifier-free. Read-only data that
-//     the two files define differently, a call (unsupported:calls), an
-//     unsupported instruction or a solver that cannot decide gives
+//     address so every query stays quantifier-free. Calls are proved in
+//     the C calling convention's model of callees (calls.go). Read-only
+//     data that the two files define differently, a call that model does
+//     not cover (unsupported:calls), an unsupported instruction or a solver that cannot decide gives
 //     "unknown" with the reason; a loop gives Outcome.HasLoops, for the
 //     loop engines. Outcome, Obligation and Counterexample are every
 //     engine's answer.

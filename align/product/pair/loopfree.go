@@ -48,6 +48,9 @@ const StackLimit = ub.StackLimit
 // precondition states byte by byte.
 const maxPinnedBytes = 4096
 
+// maxPathTerms bounds the terms composing one function's paths may build.
+const maxPathTerms = 2_000_000
+
 // UnknownGlobalSize is the size assumed for a global whose size no DWARF
 // states, for the assumption that globals lie outside the stack.
 const UnknownGlobalSize = 1 << 20
@@ -162,6 +165,18 @@ func (p *Pair) GlobalVars() []ir.Term {
 	return out
 }
 
+// HasLoops reports whether either function has a loop (a retreating edge).
+func (p *Pair) HasLoops() bool {
+	for _, side := range []Side{p.Src, p.Dst} {
+		for _, e := range side.TFG.Edges {
+			if side.TFG.Retreating(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // CheckLoopFree runs the loop-free engine on p. It answers "equivalent"
 // only when every obligation is Unsat; a failed obligation gives "unknown"
 // with the Counterexample for the caller to confirm by real runs.
@@ -172,12 +187,10 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			out.Reason = "unsupported:" + side.TFG.Unsupported[0]
 			return out
 		}
-		for _, e := range side.TFG.Edges {
-			if side.TFG.Retreating(e) {
-				out.Reason, out.HasLoops = "unsupported:loops", true
-				return out
-			}
-		}
+	}
+	if p.HasLoops() {
+		out.Reason, out.HasLoops = "unsupported:loops", true
+		return out
 	}
 	if reason := p.readOnlyDataDiffers(); reason != "" {
 		out.Reason = reason
@@ -191,18 +204,20 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	sides := make([]run, 2)
 	var srcPaths []*ir.Edge // the source's exit and halt path sets
+	calls := false
 	for k, side := range []Side{p.Src, p.Dst} {
 		g := side.TFG
-		exit := g.PathSet(g.Entry, g.Exit, ir.PathOptions{})
+		exit, ok := g.PathSetWithin(g.Entry, g.Exit, ir.PathOptions{}, maxPathTerms)
 		var halt *ir.Edge
-		if g.Halt != ir.NoNode {
-			halt = g.PathSet(g.Entry, g.Halt, ir.PathOptions{})
+		if ok && g.Halt != ir.NoNode {
+			halt, ok = g.PathSetWithin(g.Entry, g.Halt, ir.PathOptions{}, maxPathTerms)
 		}
+		if !ok {
+			out.Reason = fmt.Sprintf("too-large: composing the paths of %s built more than %d terms", side.Fn.Name, maxPathTerms)
+			return out
+		}
+		calls = calls || hasCalls(exit, halt)
 		for _, e := range []*ir.Edge{exit, halt} {
-			if e != nil && len(e.Calls) > 0 {
-				out.Reason = "unsupported:calls (" + e.Calls[0].Callee + ")" // call sequences are not compared yet
-				return out
-			}
 			if e != nil && k == 0 {
 				srcPaths = append(srcPaths, e)
 			}
@@ -232,9 +247,33 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
 		src.final = ub.SkipFrameStores(b, p.Src.TFG.Simplifier, rsp0, misses, src.final)
 	}
+	if calls {
+		// Every term the obligations read, in the calling convention's
+		// model of callees (calls.go).
+		cc := p.callConvention()
+		pre = cc.Rewrite(pre)
+		for _, r := range []*run{&src, &dst} {
+			r.normal = cc.Rewrite(r.normal)
+			if r.final != nil {
+				r.final = cc.RewriteAll(r.final)
+			}
+		}
+		var mems []ir.Term
+		for _, r := range []run{src, dst} {
+			if r.final != nil {
+				mems = append(mems, r.final[x86.StateMem])
+			}
+		}
+		if reason := p.callFrameReason(cc, mems...); reason != "" {
+			out.Reason = reason
+			return out
+		}
+		assumptions = append(assumptions, CallAssumptions...)
+		out.Assumptions = assumptions
+	}
 
 	check := func(name string, goal ...ir.Term) bool {
-		q := prove.Query{B: b, Assertions: append([]ir.Term{pre}, goal...)}
+		q := prove.Query{B: b, Assertions: append([]ir.Term{pre}, goal...), Let: calls}
 		if prove.DumpQuery != nil {
 			prove.DumpQuery("loopfree-"+strings.ReplaceAll(name, " ", "_"), q)
 		}
@@ -258,7 +297,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	// The assumptions must hold in some state, or every obligation below
 	// would be discharged vacuously.
-	r := s.Check(ctx, prove.Query{B: b, Assertions: []ir.Term{pre}})
+	r := s.Check(ctx, prove.Query{B: b, Assertions: []ir.Term{pre}, Let: calls})
 	out.SMTQueries++
 	if r.Status != smtlib.Sat {
 		out.Reason = "inconsistent-assumptions: the precondition is not satisfiable (" + r.Status.String() + " " + r.Reason + ")"
@@ -300,7 +339,7 @@ func (p *Pair) loopFreeOBVA(paths []*ir.Edge) ([]ir.Term, ub.Misses) {
 	for _, e := range paths {
 		edges = append(edges, ub.TaintEdge{Mem: e.Transfer[x86.StateMem]})
 	}
-	taint := ub.AnalyzeFrameTaint(b, rsp0, edges)
+	taint := ub.AnalyzeFrameTaint(b, rsp0, p.SrcVar(x86.StateMem), edges)
 	var out []ir.Term
 	misses := ub.Misses{}
 	for _, e := range paths {
@@ -425,11 +464,17 @@ func (p *Pair) Precondition() (ir.Term, []string) {
 				}
 				g, ok := b.LookupVar(x86.GlobalAddrVar(ref.Symbol))
 				key := fmt.Sprintf("%s%+d/%v", ref.Symbol, ref.Offset, ref.RelocType)
+				off := uint64(ref.Offset)
+				if ref.HasLiteral && !ref.GOT {
+					// A string literal's address is its own variable.
+					g, ok = b.LookupVar(x86.LiteralAddrVar(ref.Literal))
+					key, off = fmt.Sprintf("%q/%v", ref.Literal, ref.RelocType), 0
+				}
 				if !ok || fits[key] {
 					continue
 				}
 				fits[key] = true
-				v := b.Add(g, c(uint64(ref.Offset)))
+				v := b.Add(g, c(off))
 				facts = append(facts, b.Eq(ext(b.Extract(v, 31, 0), 32), v))
 				assumptions = append(assumptions, fmt.Sprintf("%s%+d fits its %v relocation field", ref.Symbol, ref.Offset, ref.RelocType))
 			}

@@ -36,7 +36,8 @@ func (p *Pair) LoopGate() string {
 }
 
 // TakesPointer reports whether the source function may be given a
-// pointer: a pointer parameter, or no signature to tell. Only then does
+// pointer: a pointer parameter, a call (its result), or no signature to
+// tell. Only then does
 // the engines build the model's hypotheses: over globals alone the
 // precondition already places every object outside the frame, and the
 // hypotheses would only make the queries larger.
@@ -50,7 +51,8 @@ func (p *Pair) TakesPointer() bool {
 			return true
 		}
 	}
-	return false
+	// A callee may return one.
+	return len(p.Src.Fn.CallSites) > 0
 }
 
 // OBVAAssumption is how the proof lists the model.

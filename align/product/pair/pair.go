@@ -58,12 +58,17 @@ func Load(srcPath, srcFunc, dstPath, dstFunc string, context ...string) (*Pair, 
 	b := ir.NewBuilder()
 	p := &Pair{B: b, Entry: map[ir.Term]ir.Term{}}
 	var err error
-	if p.Src, err = lift(b, srcPath, srcFunc, SrcPrefix); err != nil {
+	if p.Src, err = open(srcPath, srcFunc); err != nil {
 		return nil, err
 	}
-	if p.Dst, err = lift(b, dstPath, dstFunc, DstPrefix); err != nil {
+	if p.Dst, err = open(dstPath, dstFunc); err != nil {
 		return nil, err
 	}
+	// One prototype per callee for both lifts, and the argument
+	// registers the source's call sites set.
+	callees := x86.PairCallees(p.Src.File, p.Src.Fn, p.Dst.File, p.Dst.Fn)
+	p.Src.lift(b, SrcPrefix, callees)
+	p.Dst.lift(b, DstPrefix, callees)
 	for i, sv := range p.Dst.TFG.State {
 		p.Entry[sv.Var] = p.Src.TFG.State[i].Var
 	}
@@ -77,7 +82,8 @@ func Load(srcPath, srcFunc, dstPath, dstFunc string, context ...string) (*Pair, 
 	return p, nil
 }
 
-func lift(b *ir.Builder, path, name, prefix string) (Side, error) {
+// open harvests the file at path and decodes its function name.
+func open(path, name string) (Side, error) {
 	f, err := x86.Open(path)
 	if err != nil {
 		return Side{}, err
@@ -86,9 +92,13 @@ func lift(b *ir.Builder, path, name, prefix string) (Side, error) {
 	if err != nil {
 		return Side{}, err
 	}
-	g := f.TFG(b, fn, x86.StateNames{Prefix: prefix})
-	g.Simplifier = ir.NewSimplifier(b)
-	return Side{Path: path, File: f, Fn: fn, TFG: g}, nil
+	return Side{Path: path, File: f, Fn: fn}, nil
+}
+
+// lift builds the side's TFG with the variables of prefix.
+func (s *Side) lift(b *ir.Builder, prefix string, callees *x86.Callees) {
+	s.TFG = x86.BuildTFG(b, s.Fn, x86.TFGOptions{Names: x86.StateNames{Prefix: prefix}, File: s.File, Callees: callees})
+	s.TFG.Simplifier = ir.NewSimplifier(b)
 }
 
 // SrcVar returns the src entry variable of state component i.

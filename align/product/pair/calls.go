@@ -1,0 +1,112 @@
+package pair
+
+import (
+	"fmt"
+	"strings"
+
+	"eqc/ir"
+	"eqc/ub"
+	"eqc/x86"
+)
+
+// Calls in the loop-free engine (calls.go).
+//
+// The lifter makes each callee a function of all it can see, its stack
+// pointer and all of memory included, which no two builds share. The
+// engine proves under the C calling convention's narrower model
+// (x86.CallConvention): a callee depends on its arguments and on memory
+// outside the caller's stack region, writes only there, and keeps the
+// caller's frame; both builds call the same functions, so a callee gives
+// equal results to equal arguments and memory (modular: each function of
+// the pair's files is checked on its own). Every term the obligations
+// use is rewritten into that model, so the sequence of calls needs no
+// obligation of its own: a call one side makes and the other does not,
+// or makes with other arguments, leaves memory outside the stack that no
+// obligation can prove equal.
+//
+// The model holds only while the caller's frame stays its own: no
+// argument of a call may be an address derived from the entry rsp, and
+// no such address may be stored outside the frame (ub's frame taint);
+// otherwise the check is unknown with the reason. It also needs every
+// call's argument list (x86.Args.Complete).
+
+// CallAssumptions are the facts about callees that a proof of a function
+// that makes calls rests on.
+var CallAssumptions = []string{
+	"a callee of the same name is the same function in both builds (checked on its own)",
+	"a callee reads only its arguments and memory outside the caller's stack region [rsp−1 MiB, rsp+8), writes only outside it, and preserves the caller's frame above its own stack pointer (the SysV C calling convention)",
+}
+
+// hasCalls reports whether any of the edges makes a call.
+func hasCalls(edges ...*ir.Edge) bool {
+	for _, e := range edges {
+		if e != nil && len(e.Calls) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// callConvention starts the rewrite of p's terms over the shared entry
+// state into the calling convention's model.
+func (p *Pair) callConvention() *x86.CallConvention {
+	sizes := map[ir.Term]uint64{}
+	for _, g := range p.GlobalVars() {
+		size := p.GlobalSize(p.B.VarName(g))
+		if size == 0 {
+			size = UnknownGlobalSize
+		}
+		sizes[g] = size
+	}
+	// The precondition places each global the code names outside the
+	// stack region, whole.
+	outside := func(a ir.Term, n uint32) bool {
+		base, off := p.B.BaseOffset(a)
+		size, ok := sizes[base]
+		return ok && off < size && uint64(n) <= size-off
+	}
+	// Read-only objects both files agree on (readOnlyDataDiffers) and
+	// string literals hold their entry bytes after any call.
+	readOnly := map[ir.Term]bool{}
+	for g := range sizes {
+		name := strings.TrimPrefix(p.B.VarName(g), "&")
+		ds, okS := p.Src.File.DataSymbol(name)
+		dd, okD := p.Dst.File.DataSymbol(name)
+		readOnly[g] = strings.HasPrefix(name, "str:") || (okS || okD) && (!okS || ds.ReadOnly) && (!okD || dd.ReadOnly)
+	}
+	inReadOnly := func(a ir.Term, n uint32) bool {
+		base, _ := p.B.BaseOffset(a)
+		return readOnly[base] && outside(a, n)
+	}
+	return &x86.CallConvention{B: p.B, Simp: p.Src.TFG.Simplifier, RSP0: p.SrcVar(x86.StateGPR0 + x86.RSP), Limit: StackLimit,
+		Outside: outside, ReadOnly: inReadOnly, Mem0: p.SrcVar(x86.StateMem)}
+}
+
+// callFrameReason checks that the model cc rewrote into may be used for
+// states whose final memories (rewritten) are mems: it returns why not, or
+// "".
+func (p *Pair) callFrameReason(cc *x86.CallConvention, mems ...ir.Term) string {
+	if cc.Err != nil {
+		return "unsupported:calls (" + cc.Err.Error() + ")"
+	}
+	rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
+	var edges []ub.TaintEdge
+	for _, m := range mems {
+		edges = append(edges, ub.TaintEdge{Mem: m})
+	}
+	for _, c := range cc.Calls {
+		edges = append(edges, ub.TaintEdge{Mem: c.View})
+	}
+	ft := ub.AnalyzeFrameTaint(p.B, rsp0, p.SrcVar(x86.StateMem), edges)
+	if ft.Heap() {
+		return "unsupported:calls (an address in the frame may be stored outside it, where a callee could use it)"
+	}
+	for _, c := range cc.Calls {
+		for i, a := range c.Args {
+			if ft.Derived(a) {
+				return fmt.Sprintf("unsupported:calls (argument %d of %s may point into the caller's frame)", i+1, c.Func.Callee)
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,94 @@
+/* Loop-free functions that make calls. The loop-free engine proves them in
+   the C calling convention's model of callees (align/product/pair/calls.go):
+   each callee is the same unknown function in both builds, of its arguments
+   and of memory outside the caller's stack. Externs are declared here with
+   prototypes (oldstyle without one, logv variadic), so both compilers know
+   the arguments; clang describes them in DWARF only at -O1 and up. */
+#include <stddef.h>
+
+extern int ext1(int);
+extern long ext2(long, int);
+extern double extd(double, int);
+extern void sink(const char *, int);
+extern int logv(const char *fmt, ...);
+extern void *alloc(size_t);
+extern int many(int, int, int, int, int, int, int, int);
+extern int oldstyle();
+
+int counter;
+
+struct node {
+	struct node *l, *r;
+	int v;
+};
+
+int call1(int x) { return ext1(x + 1) * 2; }
+
+long call2(long a, int b)
+{
+	long u = ext2(a, b);
+	long v = ext2(b, (int)a);
+	return u ^ ~v;
+}
+
+int seq(int x)
+{
+	int a = ext1(x);
+	int b = ext1(a);
+	return a - b;
+}
+
+int tailc(int x) { return ext1(x ^ 5); }
+
+double dcall(double d, int k) { return extd(d, k * 2) + 1.0; }
+
+void say(int n) { sink("hello", n); }
+
+int logit(int a, long b) { return logv("a=%d b=%ld\n", a, b); }
+
+int stackargs(int a) { return many(a, a + 1, a + 2, a + 3, a + 4, a + 5, a + 6, a + 7); }
+
+int bump(int x)
+{
+	counter += x;
+	int r = ext1(counter);
+	counter -= r;
+	return r;
+}
+
+int *mk(int v)
+{
+	int *p = alloc(sizeof *p);
+	if (p)
+		*p = v;
+	return p;
+}
+
+int depth(struct node *t)
+{
+	if (!t)
+		return 0;
+	int a = depth(t->l), b = depth(t->r);
+	return 1 + (a > b ? a : b);
+}
+
+int cond(int x)
+{
+	if (x > 0)
+		return ext1(x);
+	return ext1(-x) + 1;
+}
+
+void twice(const char *s)
+{
+	sink(s, 1);
+	sink(s, 2);
+}
+
+void once(const char *s)
+{
+	sink(s, 3);
+	sink(s, 4);
+}
+
+int kr(int x) { return oldstyle(x, 2); }

@@ -1,0 +1,315 @@
+package x86
+
+import (
+	"fmt"
+
+	"eqc/ir"
+)
+
+// The C calling convention as a model of callees (callconv.go).
+//
+// The lifter makes a callee a function of everything it can see: its
+// arguments, its stack pointer and all of memory (tfg.go, call). Two
+// builds of one function never agree on the last two — their frames
+// differ — so under that model no call compares. A C callee sees less,
+// and CallConvention rewrites terms over the entry state of a function
+// into the narrower model, given the entry rsp and the size of the stack
+// region S = [rsp−limit, rsp+8) below it:
+//
+//   - The callee reads its arguments and the memory outside S: the view
+//     of memory M at the call is M with every store into S taken out
+//     (strip), which is M outside S and, inside S, what the entry memory
+//     or an earlier call left there, the same on both sides. Its results
+//     are uninterpreted functions of the arguments and the view
+//     ("callc:…"), so equal arguments and views give equal results.
+//   - It writes what it likes outside S (its memory result there), and
+//     leaves the caller's part of S, [rsp at the call, rsp+8), as it was:
+//     the memory after the call is its memory result with the caller's
+//     stores into that part replayed on top (replay), the return address
+//     first. Below its stack pointer at the call it leaves garbage, which
+//     the memory result stands for.
+//
+// Both hold for a callee that is C code and for the calling convention's
+// other callees, as long as no address inside the caller's frame escapes
+// to the callee, through an argument or through memory outside S; the
+// caller must check that (the frame taint of package ub) before relying on
+// a rewritten term. Calls whose argument list may be incomplete
+// (CallFunc.Complete false) cannot be rewritten: Err says which.
+//
+// Stored bytes are the caller's; a byte of the caller's frame it never
+// stored before the call reads, after the call, as the memory result
+// does — the same on both sides — where the machine still holds what was
+// there at entry: only a read of uninitialised stack tells them apart.
+
+// CallConvention rewrites terms into the C calling convention's model of
+// callees. Build one per pair of functions (they must share the memo so
+// that both sides' calls become the same functions).
+type CallConvention struct {
+	B     *ir.Builder
+	Simp  *ir.Simplifier
+	RSP0  ir.Term // the entry stack pointer
+	Limit uint64  // S is [RSP0−Limit, RSP0+8)
+	// Outside, when set, reports addresses whose n bytes the caller's
+	// assumptions place outside S (a global's bytes).
+	Outside func(a ir.Term, n uint32) bool
+	// ReadOnly, when set, reports addresses whose n bytes lie in read-only
+	// data, which no callee writes: a read there reads Mem0, the entry
+	// memory, whatever calls came before.
+	ReadOnly func(a ir.Term, n uint32) bool
+	Mem0     ir.Term
+
+	// Calls are the rewritten calls' result terms, in the order met.
+	Calls []ConventionCall
+	// Err is the first call that could not be rewritten.
+	Err error
+
+	memo  map[ir.Term]ir.Term
+	strip map[ir.Term]ir.Term
+}
+
+// ConventionCall is one rewritten application: the callee and the
+// argument values it is applied to (the view left out).
+type ConventionCall struct {
+	Func CallFunc
+	Args []ir.Term
+	View ir.Term // the memory it reads
+}
+
+// CallIncompleteError says a call's arguments are not all known.
+type CallIncompleteError struct {
+	Callee string
+}
+
+func (e *CallIncompleteError) Error() string {
+	return fmt.Sprintf("call to %s: its arguments are not all known (no usable prototype and stack arguments or variadic ones the source does not set at the call)", e.Callee)
+}
+
+// Rewrite returns t with every call of the lifter's form in the C
+// convention's form.
+func (c *CallConvention) Rewrite(t ir.Term) ir.Term {
+	if c.memo == nil {
+		c.memo = map[ir.Term]ir.Term{}
+	}
+	return c.rw(t)
+}
+
+// RewriteAll rewrites each of ts.
+func (c *CallConvention) RewriteAll(ts []ir.Term) []ir.Term {
+	out := make([]ir.Term, len(ts))
+	for i, t := range ts {
+		out[i] = c.Rewrite(t)
+	}
+	return out
+}
+
+func (c *CallConvention) rw(t ir.Term) ir.Term {
+	if r, ok := c.memo[t]; ok {
+		return r
+	}
+	b := c.B
+	args := b.Args(t)
+	if len(args) == 0 {
+		c.memo[t] = t
+		return t
+	}
+	nargs := make([]ir.Term, len(args))
+	changed := false
+	for i, a := range args {
+		nargs[i] = c.rw(a)
+		changed = changed || nargs[i] != a
+	}
+	r := t
+	if b.Op(t) == ir.OpApply {
+		if fn, ok := ParseCallFunc(b.FuncOf(t).Name); ok && !fn.Convention && len(nargs) == fn.N+2 {
+			r = c.call(fn, nargs)
+			c.memo[t] = r
+			return r
+		}
+	}
+	if b.Op(t) == ir.OpSelect && c.ReadOnly != nil && nargs[0] != c.Mem0 {
+		if n, _ := b.Params(t); c.ReadOnly(nargs[1], n) {
+			nargs[0], changed = c.Mem0, true
+		}
+	}
+	if changed {
+		p0, p1 := b.Params(t)
+		nt, err := b.Make(b.Op(t), nargs, p0, p1)
+		if err != nil {
+			panic(err) // same sorts as t's arguments
+		}
+		r = c.Simp.Simplify(nt)
+	}
+	c.memo[t] = r
+	return r
+}
+
+// call builds the convention's form of one application of the lifter's
+// function fn to args (argument values, the stack pointer, the memory).
+func (c *CallConvention) call(fn CallFunc, args []ir.Term) ir.Term {
+	b := c.B
+	vals, rsp, mem := args[:fn.N], args[fn.N], args[fn.N+1]
+	if !fn.Complete && c.Err == nil {
+		c.Err = &CallIncompleteError{Callee: fn.Callee}
+	}
+	view := c.stripS(mem)
+	cf := fn
+	cf.Convention = true
+	sorts := make([]ir.Sort, 0, len(vals)+1)
+	for _, v := range vals {
+		sorts = append(sorts, b.Sort(v))
+	}
+	sorts = append(sorts, ir.MemSort)
+	result := ir.MemSort
+	switch fn.Result {
+	case "rax", "rdx":
+		result = ir.BVSort(64)
+	case "xmm0":
+		result = ir.BVSort(128)
+	}
+	name := cf.String()
+	f, err := b.TryDeclareFunc(name, sorts, result)
+	if err != nil {
+		f = b.DeclareFunc(fmt.Sprintf("%s#%v", name, sorts), sorts, result)
+	}
+	app := b.Apply(f, append(append([]ir.Term(nil), vals...), view)...)
+	c.Calls = append(c.Calls, ConventionCall{Func: cf, Args: vals, View: view})
+	if fn.Result != "mem" {
+		return app
+	}
+	return c.replay(mem, rsp, app)
+}
+
+// offset is a's constant distance from the entry rsp, if it has one.
+func (c *CallConvention) offset(a ir.Term) (int64, bool) {
+	if a == c.RSP0 {
+		return 0, true
+	}
+	base, off := c.B.BaseOffset(c.Simp.Simplify(a))
+	return int64(off), base == c.RSP0
+}
+
+// in is the Bool that the n bytes at a lie inside [lo, hi), both offsets
+// from the entry rsp, decided when a has a constant offset: known says
+// whether it is decided, and when it is, all and none say whether every
+// byte or no byte lies inside.
+func (c *CallConvention) in(a ir.Term, n uint32, lo, hi int64) (cond ir.Term, all, none, known bool) {
+	b := c.B
+	if off, ok := c.offset(a); ok {
+		all = off >= lo && off+int64(n) <= hi
+		none = off+int64(n) <= lo || off >= hi
+		return ir.NoTerm, all, none, true
+	}
+	if c.Outside != nil && c.Outside(a, n) {
+		return ir.NoTerm, false, true, true
+	}
+	// a − (rsp0+lo) <u (hi−lo) − n + 1: every byte inside, no wrap.
+	rel := b.Sub(a, b.Add(c.RSP0, b.Const(64, uint64(lo))))
+	return b.Ult(rel, b.Const(64, uint64(hi-lo-int64(n)+1))), false, false, false
+}
+
+// stripS is m with every store wholly inside S taken out: equal to m
+// outside S.
+func (c *CallConvention) stripS(m ir.Term) ir.Term {
+	if c.strip == nil {
+		c.strip = map[ir.Term]ir.Term{}
+	}
+	if r, ok := c.strip[m]; ok {
+		return r
+	}
+	b := c.B
+	r := m
+	switch b.Op(m) {
+	case ir.OpStore:
+		n, _ := b.Params(m)
+		base, a, v := c.stripS(b.Arg(m, 0)), b.Arg(m, 1), b.Arg(m, 2)
+		cond, all, _, known := c.in(a, n, -int64(c.Limit), 8)
+		switch {
+		case known && all:
+			r = base
+		case known:
+			r = b.Store(base, a, n, v)
+		default:
+			// Wholly inside, the store is taken out. (A choice between
+			// memories, not of the stored value, so that the frame
+			// taint sees no frame value stored outside.)
+			r = b.Ite(cond, base, b.Store(base, a, n, v))
+		}
+	case ir.OpIte:
+		r = b.Ite(b.Arg(m, 0), c.stripS(b.Arg(m, 1)), c.stripS(b.Arg(m, 2)))
+	}
+	r = c.Simp.Simplify(r)
+	c.strip[m] = r
+	return r
+}
+
+// replay puts on out (the callee's memory result) the stores of m, the
+// memory at the call, that land in the caller's part of S, [rsp, rsp0+8),
+// on top of the return address m holds.
+func (c *CallConvention) replay(m, rsp, out ir.Term) ir.Term {
+	b := c.B
+	lo, ok := c.offset(rsp)
+	if !ok {
+		// The frame's lower end is not a constant offset: keep nothing
+		// of it, as if the callee had clobbered it all. Sound (every
+		// byte is the callee's result, shared by both sides only if
+		// the calls are), and no read of a stored local survives.
+		if c.Err == nil {
+			c.Err = fmt.Errorf("a call's stack pointer is not at a constant offset from the entry rsp")
+		}
+		return out
+	}
+	base := b.Store(out, c.RSP0, 8, b.Select(m, c.RSP0, 8))
+	memo := map[ir.Term]ir.Term{}
+	var walk func(ir.Term) ir.Term
+	walk = func(x ir.Term) ir.Term {
+		if r, ok := memo[x]; ok {
+			return r
+		}
+		r := base
+		switch b.Op(x) {
+		case ir.OpStore:
+			n, _ := b.Params(x)
+			under, a, v := walk(b.Arg(x, 0)), b.Arg(x, 1), b.Arg(x, 2)
+			_, all, none, known := c.in(a, n, lo, 8)
+			switch {
+			case known && all:
+				r = b.Store(under, a, n, v)
+			case known && none:
+				r = under
+			default:
+				// Byte by byte: each byte inside is the store's.
+				r = under
+				for i := uint32(0); i < n; i++ {
+					ai := b.Add(a, b.Const(64, uint64(i)))
+					vi := extract(b, v, 8*i+7, 8*i)
+					ci, alli, nonei, knowni := c.in(ai, 1, lo, 8)
+					switch {
+					case knowni && alli:
+						r = b.Store(r, ai, 1, vi)
+					case knowni && nonei:
+					case knowni:
+						panic("x86: a byte both inside and outside")
+					default:
+						r = b.Ite(ci, b.Store(r, ai, 1, vi), r)
+					}
+				}
+			}
+		case ir.OpIte:
+			r = b.Ite(b.Arg(x, 0), walk(b.Arg(x, 1)), walk(b.Arg(x, 2)))
+		}
+		r = c.Simp.Simplify(r)
+		memo[x] = r
+		return r
+	}
+	return walk(m)
+}
+
+// IsConventionCall reports whether t applies a function of the C
+// convention's form, and which.
+func IsConventionCall(b *ir.Builder, t ir.Term) (CallFunc, bool) {
+	if b.Op(t) != ir.OpApply {
+		return CallFunc{}, false
+	}
+	fn, ok := ParseCallFunc(b.FuncOf(t).Name)
+	return fn, ok && fn.Convention
+}
