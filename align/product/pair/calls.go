@@ -37,6 +37,37 @@ var CallAssumptions = []string{
 	"a callee reads only its arguments and memory outside the caller's stack region [rsp−1 MiB, rsp+8), writes only outside it, and preserves the caller's frame above its own stack pointer (the SysV C calling convention)",
 }
 
+// callAssumptions are CallAssumptions and, for each callee whose
+// arguments (or variadic ones) no prototype gives, which registers were
+// taken as its arguments: those the source's call sites write in the
+// call's block, as unoptimized code does — a source that passes an
+// argument register on from further back is outside this rule.
+func (p *Pair) callAssumptions(cc *x86.CallConvention) []string {
+	out := append([]string(nil), CallAssumptions...)
+	if p.Callees == nil {
+		return out
+	}
+	seen := map[string]bool{}
+	for _, c := range cc.Calls {
+		name := c.Func.Callee
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		proto := p.Callees.Protos[name]
+		if proto != nil && !proto.Variadic {
+			continue
+		}
+		site := p.Callees.Sites[name]
+		what := "arguments"
+		if proto != nil {
+			what = "variadic arguments"
+		}
+		out = append(out, fmt.Sprintf("the %s of %s are the first %d integer and %d vector argument registers, which the source sets in the call's block", what, name, site.Int, site.Vec))
+	}
+	return out
+}
+
 // hasCalls reports whether any of the edges makes a call.
 func hasCalls(edges ...*ir.Edge) bool {
 	for _, e := range edges {

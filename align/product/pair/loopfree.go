@@ -268,7 +268,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			out.Reason = reason
 			return out
 		}
-		assumptions = append(assumptions, CallAssumptions...)
+		assumptions = append(assumptions, p.callAssumptions(cc)...)
 		out.Assumptions = assumptions
 	}
 

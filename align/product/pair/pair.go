@@ -37,6 +37,9 @@ type Pair struct {
 	// Models are the UB models of the check: the source's sanitizer
 	// checks of those models (SanitizerTraps) are premises.
 	Models ub.Set
+	// Callees gives both lifts each callee's prototype and the argument
+	// registers the source's call sites set (x86.PairCallees).
+	Callees *x86.Callees
 
 	mirrorOffs []uint64 // AddressOffsets, computed once
 }
@@ -66,9 +69,9 @@ func Load(srcPath, srcFunc, dstPath, dstFunc string, context ...string) (*Pair, 
 	}
 	// One prototype per callee for both lifts, and the argument
 	// registers the source's call sites set.
-	callees := x86.PairCallees(p.Src.File, p.Src.Fn, p.Dst.File, p.Dst.Fn)
-	p.Src.lift(b, SrcPrefix, callees)
-	p.Dst.lift(b, DstPrefix, callees)
+	p.Callees = x86.PairCallees(p.Src.File, p.Src.Fn, p.Dst.File, p.Dst.Fn)
+	p.Src.lift(b, SrcPrefix, p.Callees)
+	p.Dst.lift(b, DstPrefix, p.Callees)
 	for i, sv := range p.Dst.TFG.State {
 		p.Entry[sv.Var] = p.Src.TFG.State[i].Var
 	}
