@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"eqc/align/product/pair"
@@ -242,12 +243,46 @@ func reportDifference(ctx context.Context, req Request, models ub.Set, in tracer
 		res.Reason = "difference not reproduced by an independent replay: " + why
 		return
 	}
+	for _, side := range [][2]string{{req.SrcPath, req.SrcFunc}, {req.DstPath, req.DstFunc}} {
+		if callee := sameObjectCallee(side[0], side[1]); callee != "" {
+			res.Verdict = Unknown
+			res.Reason = "same-object-callee: the difference shows, but native runs replace " + callee + ", which " + side[0] + " defines, by a stub, and the other build may run its code inlined"
+			return
+		}
+	}
 	if staticFunction(req.DstPath, req.DstFunc) {
 		res.Verdict = Unknown
 		res.Reason = "static-function: the difference shows, but a static function's callers all sit in its file, and the compiler may have specialized its interface to them (a constant or dead argument removed, clang's IPSCCP and dead-argument elimination): its callers are what to check"
 		return
 	}
 	res.Verdict, res.Reason = NotEquivalent, ""
+}
+
+// sameObjectCallee names a function that name, in the file at path, calls
+// and the file itself defines (a section-relative call target counts as
+// one), or "".
+func sameObjectCallee(path, name string) string {
+	f, err := x86.Open(path)
+	if err != nil {
+		return ""
+	}
+	fn, err := f.Function(name)
+	if err != nil {
+		return ""
+	}
+	for _, cs := range fn.CallSites {
+		if !cs.HasCallee || cs.Callee.GOT {
+			continue
+		}
+		callee := strings.TrimSuffix(cs.Callee.Symbol, "@plt")
+		if strings.HasPrefix(callee, ".") {
+			return callee
+		}
+		if _, err := f.Function(callee); err == nil {
+			return callee
+		}
+	}
+	return ""
 }
 
 // staticFunction reports whether the function name of the file at path
