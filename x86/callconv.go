@@ -303,13 +303,3 @@ func (c *CallConvention) replay(m, rsp, out ir.Term) ir.Term {
 	}
 	return walk(m)
 }
-
-// IsConventionCall reports whether t applies a function of the C
-// convention's form, and which.
-func IsConventionCall(b *ir.Builder, t ir.Term) (CallFunc, bool) {
-	if b.Op(t) != ir.OpApply {
-		return CallFunc{}, false
-	}
-	fn, ok := ParseCallFunc(b.FuncOf(t).Name)
-	return fn, ok && fn.Convention
-}

@@ -160,9 +160,8 @@ func mayWrite(in x86asm.Inst) []x86asm.Reg {
 type Args struct {
 	Values []ir.Term
 	// Complete says Values are all the callee can read besides memory
-	// above the caller's frame; Why says what is missing when not.
+	// above the caller's frame.
 	Complete bool
-	Why      string
 }
 
 // callArgs reads the arguments of a call to name from s, per the rules
@@ -209,7 +208,7 @@ func (l *lifter) callArgs(s *State, name string, proto *FuncDebug) Args {
 				}
 				out.Values = append(out.Values, v)
 			default:
-				out.Complete, out.Why = false, fmt.Sprintf("an argument of type %s", t.Name)
+				out.Complete = false // a struct by value, a long double, …
 				return l.allRegs(s, out)
 			}
 		}
@@ -218,10 +217,7 @@ func (l *lifter) callArgs(s *State, name string, proto *FuncDebug) Args {
 		}
 	}
 	if !haveSite {
-		out.Complete, out.Why = false, "no prototype and no call site in the source to count arguments from"
-		if proto != nil {
-			out.Why = "variadic arguments and no call site in the source to count them from"
-		}
+		out.Complete = false // no call site in the source to count arguments from
 		return l.allRegs(s, out)
 	}
 	for ; gi < site.Int; gi++ {
@@ -231,7 +227,7 @@ func (l *lifter) callArgs(s *State, name string, proto *FuncDebug) Args {
 		out.Values = append(out.Values, extract(b, s.XMM[xi], 63, 0))
 	}
 	if site.Stack {
-		out.Complete, out.Why = false, "stack arguments without a prototype"
+		out.Complete = false // stack arguments without a prototype
 	}
 	return out
 }
