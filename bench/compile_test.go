@@ -116,23 +116,23 @@ func TestFlags(t *testing.T) {
 		want    string
 	}{
 		{gcc, Opt{Level: "O0"}, Variant{Name: "fixed"},
-			"-O0 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables " +
+			"-O0 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie " +
 				"-flive-patching=inline-only-static -fno-reorder-blocks-and-partition -fkeep-static-functions -fno-ipa-reference -c"},
 		{gcc, Opt{Level: "O3", Target: TargetSSE42}, param,
-			"-O3 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables " +
+			"-O3 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie " +
 				"-flive-patching=inline-only-static -fno-reorder-blocks-and-partition -fkeep-static-functions -fno-ipa-reference " +
 				"-U__OPTIMIZE__ -msse4.2 -DTSVC_PARAM -c"},
 		{clang, Opt{Level: "O1"}, param,
-			"-O1 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables -DTSVC_PARAM -c"},
+			"-O1 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -DTSVC_PARAM -c"},
 		{clang, Opt{Level: "O2"}, Variant{Name: "fixed"},
-			"-O2 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables -U__OPTIMIZE__ -c"},
+			"-O2 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -U__OPTIMIZE__ -c"},
 		{clang, Opt{Level: "O0", Target: TargetUBSan}, Variant{Name: "fixed"},
-			"-O0 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables " +
+			"-O0 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie " +
 				"-fsanitize=signed-integer-overflow,shift,integer-divide-by-zero -fsanitize-undefined-trap-on-error -c"},
 		{clang, Opt{Level: "O2", Target: TargetWrapv}, Variant{Name: "fixed"},
-			"-O2 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables -U__OPTIMIZE__ -fwrapv -c"},
+			"-O2 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -U__OPTIMIZE__ -fwrapv -c"},
 		{gcc, Opt{Level: "O3", Target: TargetNoStrictAliasing}, Variant{Name: "fixed"},
-			"-O3 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables " +
+			"-O3 -g -fno-inline -fno-optimize-sibling-calls -fno-stack-protector -fcf-protection=none -fno-pie " +
 				"-flive-patching=inline-only-static -fno-reorder-blocks-and-partition -fkeep-static-functions -fno-ipa-reference " +
 				"-U__OPTIMIZE__ -fno-strict-aliasing -c"},
 	}

@@ -131,11 +131,11 @@ func compilerCandidates(name string) (Family, []string, string, error) {
 // CommonFlags are passed to every compiler at every level: debug
 // information for the harvester, no inlining and no sibling calls so that
 // every function and call of the source survives, no stack protector, CET
-// or PIE to keep prologues and addressing plain, and no jump tables so
-// that control flow stays direct.
+// or PIE to keep prologues and addressing plain. (Jump tables are lifted
+// from their relocations, x86/jumptable.go.)
 var CommonFlags = []string{
 	"-g", "-fno-inline", "-fno-optimize-sibling-calls", "-fno-stack-protector",
-	"-fcf-protection=none", "-fno-pie", "-fno-jump-tables",
+	"-fcf-protection=none", "-fno-pie",
 }
 
 // GCCFlags are added for gcc at every level. -flive-patching=inline-only-static

@@ -24,7 +24,7 @@
 // # Flags
 //
 // Every build: -O<level> -g -fno-inline -fno-optimize-sibling-calls
-// -fno-stack-protector -fcf-protection=none -fno-pie -fno-jump-tables.
+// -fno-stack-protector -fcf-protection=none -fno-pie.
 // gcc adds -flive-patching=inline-only-static -fno-reorder-blocks-and-partition
 // -fkeep-static-functions -fno-ipa-reference. -O2 and -O3 add -U__OPTIMIZE__.
 // Then the target's flags (-msse4.2 for the sse4.2 target), the variant's,

@@ -23,6 +23,10 @@ type Func struct {
 	// the others the values passed: analyses of where values come from
 	// (the frame taint) look at the values only.
 	Callee bool
+	// View marks a callee's result in the calling convention's model
+	// (x86.CallConvention): its last argument is the memory the callee
+	// reads, the others the values passed.
+	View bool
 }
 
 // ID is the function's dense index in its Builder.

@@ -85,7 +85,14 @@ func AnalyzeFrameTaint(b *ir.Builder, rsp0, mem0 ir.Term, edges []TaintEdge) *Fr
 func (ft *FrameTaint) storesDerivedOutside(m ir.Term) bool {
 	b := ft.b
 	for _, t := range b.PostOrder(m) {
-		if b.Op(t) == ir.OpStore && !ft.Derived(b.Arg(t, 1)) && ft.Derived(b.Arg(t, 2)) {
+		if b.Op(t) != ir.OpStore || ft.Derived(b.Arg(t, 1)) {
+			continue
+		}
+		v := b.Arg(t, 2)
+		if cv, ok := conditionalStore(b, t); ok {
+			v = cv
+		}
+		if ft.Derived(v) {
 			return true
 		}
 	}
@@ -122,6 +129,17 @@ func (ft *FrameTaint) Derived(t ir.Term) bool {
 			}
 		}
 		d = d || ft.heap
+	case b.Op(t) == ir.OpApply && b.FuncOf(t).View:
+		// The same in the calling convention's model, applied to the
+		// values and the memory outside the frame.
+		args := b.Args(t)
+		for _, a := range args[:len(args)-1] {
+			if ft.Derived(a) {
+				d = true
+				break
+			}
+		}
+		d = d || ft.heap
 	case b.Op(t) == ir.OpSelect:
 		n, _ := b.Params(t)
 		d = ft.load(b.Arg(t, 0), b.Arg(t, 1), n)
@@ -151,6 +169,14 @@ func (ft *FrameTaint) load(m, a ir.Term, n uint32) bool {
 			addr := b.Arg(m, 1)
 			offB, stackB := FrameOffset(b, ft.rsp0, addr)
 			if stackA && stackB && (offA+int64(n) <= offB || offB+int64(k) <= offA) {
+				m = b.Arg(m, 0)
+				continue
+			}
+			if v, ok := conditionalStore(b, m); ok {
+				// Either v is stored or nothing changes.
+				if ft.Derived(v) {
+					return true
+				}
 				m = b.Arg(m, 0)
 				continue
 			}
@@ -191,6 +217,30 @@ func (ft *FrameTaint) load(m, a ir.Term, n uint32) bool {
 		}
 		return ft.Derived(a) || ft.heap || (b.Op(m) != ir.OpVar && ft.Derived(m))
 	}
+}
+
+// conditionalStore reports whether store m is store(base, a, k,
+// ite(c, v, select(base, a, k))) or store(base, a, k, ite(c,
+// select(base, a, k), v)), which stores v or leaves base as it is
+// (x86.CallConvention strips and replays stores at unknown addresses
+// so), and returns v.
+func conditionalStore(b *ir.Builder, m ir.Term) (ir.Term, bool) {
+	base, a, val := b.Arg(m, 0), b.Arg(m, 1), b.Arg(m, 2)
+	if b.Op(val) != ir.OpIte {
+		return ir.NoTerm, false
+	}
+	k, _ := b.Params(m)
+	keeps := func(t ir.Term) bool {
+		n, _ := b.Params(t)
+		return b.Op(t) == ir.OpSelect && b.Arg(t, 0) == base && b.Arg(t, 1) == a && n == k
+	}
+	switch {
+	case keeps(b.Arg(val, 2)):
+		return b.Arg(val, 1), true
+	case keeps(b.Arg(val, 1)):
+		return b.Arg(val, 2), true
+	}
+	return ir.NoTerm, false
 }
 
 // FrameOffset reports whether address a is the entry rsp rsp0 plus a

@@ -25,6 +25,19 @@ func TestFrameTaintTerms(t *testing.T) {
 	callRax.Callee, callMem.Callee = true, true
 	spilled := b.Store(m, frame(-16), 8, x)
 	after := b.Apply(callMem, x, frame(-32), spilled)
+	// The calling convention's form: values and the view of memory.
+	convRax := b.DeclareFunc("callc:g/1.rax", []ir.Sort{ir.BVSort(64), ir.MemSort}, ir.BVSort(64))
+	convRax.View = true
+	viewWithFrame := b.Store(m, x, 8, frame(-8))
+	// A store at a computed frame address that may keep the old bytes
+	// (the convention's replay and strip): cond ? v : old. The old bytes
+	// are the frame's, which may hold anything; the store only ever puts
+	// v there.
+	elem := b.Add(frame(-64), b.Mul(c(4), x))
+	cond := b.Ult(x, c(8))
+	condStore := func(under, v ir.Term) ir.Term {
+		return b.Store(under, elem, 8, b.Ite(cond, v, b.Select(under, elem, 8)))
+	}
 	cases := []struct {
 		name string
 		t    ir.Term
@@ -51,6 +64,13 @@ func TestFrameTaintTerms(t *testing.T) {
 		{"a callee's result, frame addresses escaped", b.Apply(callRax, x, frame(-32), spilled), true, true},
 		{"a frame slot above the call's rsp, after it", b.Select(after, frame(-16), 8), false, false},
 		{"a frame slot below the call's rsp, after it", b.Select(after, frame(-40), 8), false, true},
+		{"a convention callee's result, given an argument", b.Apply(convRax, x, m), false, false},
+		{"a convention callee's result, given a frame address", b.Apply(convRax, frame(-8), m), false, true},
+		{"a convention callee's result, a frame address in its view but no escape", b.Apply(convRax, x, viewWithFrame), false, false},
+		{"a convention callee's result, frame addresses escaped", b.Apply(convRax, x, m), true, true},
+		{"a frame slot past a conditional store of an argument", b.Select(condStore(spilled, x), frame(-16), 8), false, false},
+		{"a frame slot past a conditional store of a frame address", b.Select(condStore(spilled, frame(-8)), frame(-16), 8), false, true},
+		{"a frame slot past a conditional store, old value first", b.Select(b.Store(spilled, elem, 8, b.Ite(cond, b.Select(spilled, elem, 8), x)), frame(-16), 8), false, false},
 	}
 	for _, tc := range cases {
 		ft := &FrameTaint{b: b, rsp0: rsp, mem0: m, derived: map[ir.Term]bool{}, heap: tc.heap, memo: map[ir.Term]bool{}, loads: map[loadKey]bool{}}

@@ -171,6 +171,7 @@ func (c *CallConvention) call(fn CallFunc, args []ir.Term) ir.Term {
 	if err != nil {
 		f = b.DeclareFunc(fmt.Sprintf("%s#%v", name, sorts), sorts, result)
 	}
+	f.View = true
 	app := b.Apply(f, append(append([]ir.Term(nil), vals...), view)...)
 	c.Calls = append(c.Calls, ConventionCall{Func: cf, Args: vals, View: view})
 	if fn.Result != "mem" {
@@ -229,10 +230,11 @@ func (c *CallConvention) stripS(m ir.Term) ir.Term {
 		case known:
 			r = b.Store(base, a, n, v)
 		default:
-			// Wholly inside, the store is taken out. (A choice between
-			// memories, not of the stored value, so that the frame
-			// taint sees no frame value stored outside.)
-			r = b.Ite(cond, base, b.Store(base, a, n, v))
+			// Wholly inside, the store is taken out: the bytes keep
+			// base's value. (A store of a chosen value, not a choice
+			// between memories, which readers would walk arm by arm;
+			// the frame taint reads it as a conditional store.)
+			r = b.Store(base, a, n, b.Ite(cond, b.Select(base, a, n), v))
 		}
 	case ir.OpIte:
 		r = b.Ite(b.Arg(m, 0), c.stripS(b.Arg(m, 1)), c.stripS(b.Arg(m, 2)))
@@ -277,7 +279,10 @@ func (c *CallConvention) replay(m, rsp, out ir.Term) ir.Term {
 			case known && none:
 				r = under
 			default:
-				// Byte by byte: each byte inside is the store's.
+				// Byte by byte: each byte inside is the store's, each
+				// outside the callee's. (A store of a chosen value, not
+				// a choice between memories: readers walking the chain
+				// would walk both arms of each choice.)
 				r = under
 				for i := uint32(0); i < n; i++ {
 					ai := b.Add(a, b.Const(64, uint64(i)))
@@ -290,7 +295,7 @@ func (c *CallConvention) replay(m, rsp, out ir.Term) ir.Term {
 					case knowni:
 						panic("x86: a byte both inside and outside")
 					default:
-						r = b.Ite(ci, b.Store(r, ai, 1, vi), r)
+						r = b.Store(r, ai, 1, b.Ite(ci, vi, b.Select(r, ai, 1)))
 					}
 				}
 			}

@@ -23,9 +23,10 @@ const (
 	EdgeNotTaken                    // conditional branch not taken
 	EdgeReturn                      // ret, to ExitBlock
 	EdgeTailJump                    // direct jump (or taken branch) to another function, to ExitBlock
+	EdgeCase                        // a jump table's entry (one edge per distinct target)
 )
 
-var edgeKindNames = [...]string{"fallthrough", "jump", "taken", "not-taken", "return", "tail-jump"}
+var edgeKindNames = [...]string{"fallthrough", "jump", "taken", "not-taken", "return", "tail-jump", "case"}
 
 func (k EdgeKind) String() string {
 	if int(k) < len(edgeKindNames) {
@@ -52,9 +53,10 @@ const (
 	TermIndirectJump                 // jmp through a register or memory: successors unknown
 	TermTrap                         // ud2, hlt, int3, undecodable bytes, or a jump into an instruction
 	TermFallOff                      // runs off the end of the function (after a call that does not return)
+	TermJumpTable                    // jmp through a jump table (Instruction.Table): one edge per target
 )
 
-var termKindNames = [...]string{"fallthrough", "jump", "branch", "return", "tail-jump", "indirect-jump", "trap", "fall-off"}
+var termKindNames = [...]string{"fallthrough", "jump", "branch", "return", "tail-jump", "indirect-jump", "trap", "fall-off", "jump-table"}
 
 func (k TermKind) String() string {
 	if int(k) < len(termKindNames) {
@@ -126,7 +128,9 @@ type Function struct {
 
 // Analyze decodes fn and builds its CFG.
 func (f *File) Analyze(fn *Func) *Function {
-	g := BuildCFG(fn.Name, fn.Addr, f.Decode(fn))
+	insts := f.Decode(fn)
+	linkTableLoads(insts)
+	g := BuildCFG(fn.Name, fn.Addr, insts)
 	g.File, g.Func = f.Path, fn
 	return g
 }
@@ -211,6 +215,15 @@ func BuildCFG(name string, start uint64, insts []Instruction) *Function {
 		return i, i < len(insts) && insts[i].Addr == addr
 	}
 	unsupported := map[string]bool{}
+	// tableOK: in's jump table, if any, lands on our instructions.
+	tableOK := func(in *Instruction) bool {
+		for _, t := range in.Table {
+			if _, ok := at(t); !ok || t < start || t >= end {
+				return false
+			}
+		}
+		return len(in.Table) > 0
+	}
 	internal := func(in *Instruction) (int, bool) {
 		if !in.HasTarget || in.Target < start || in.Target >= end {
 			return 0, false
@@ -238,6 +251,13 @@ func BuildCFG(name string, start uint64, insts []Instruction) *Function {
 		case xIndirectJump, xReturn, xTrap:
 			if i+1 < len(insts) {
 				leader[i+1] = true
+			}
+			if !tableOK(in) {
+				break
+			}
+			for _, t := range in.Table {
+				j, _ := at(t)
+				leader[j] = true
 			}
 		}
 	}
@@ -298,8 +318,20 @@ func BuildCFG(name string, start uint64, insts []Instruction) *Function {
 				add(next, EdgeNotTaken)
 			}
 		case xIndirectJump:
-			b.Term = TermIndirectJump
-			unsupported["indirect-jump"] = true
+			if !tableOK(in) {
+				b.Term = TermIndirectJump
+				unsupported["indirect-jump"] = true
+				break
+			}
+			b.Term = TermJumpTable
+			seen := map[int]bool{}
+			for _, t := range in.Table {
+				j, _ := at(t)
+				if to := blockOf[j]; !seen[to] {
+					seen[to] = true
+					add(to, EdgeCase)
+				}
+			}
 		case xReturn:
 			b.Term = TermReturn
 			add(ExitBlock, EdgeReturn)

@@ -100,6 +100,13 @@ type Instruction struct {
 	// another section or an external symbol.
 	Target    uint64
 	HasTarget bool
+	// Table, for a jmp through a jump table in read-only data, is the
+	// target of each index, in the function's address space
+	// (jumptable.go); nil for every other instruction.
+	Table []uint64
+	// TableLoad says the jmp goes through the register the instruction
+	// before it loaded from Table (index: that load's index register).
+	TableLoad bool
 }
 
 func (in *Instruction) String() string {
@@ -238,6 +245,7 @@ func (f *File) Decode(fn *Func) []Instruction {
 			if !relocated && in.HasTarget {
 				f.annotateBranch(fn, in)
 			}
+			in.Table = f.jumpTable(fn, in)
 			return
 		}
 		f.annotateLinked(fn, in)

@@ -95,10 +95,13 @@ type File struct {
 
 	sections []sectionInfo
 	allSyms  []elf.Symbol // index i is ELF symbol i+1 (debug/elf drops the null symbol)
-	bySect   map[elf.SectionIndex][]*Symbol
-	byName   map[string][]*Func
-	protos   map[string]*FuncDebug // declarations' prototypes, by name
-	plt      map[uint64]string     // PLT entry address → "name@plt"
+	// dataRelocs are the relocations of each read-only data section, by
+	// offset (jump tables, jumptable.go).
+	dataRelocs map[elf.SectionIndex][]Reloc
+	bySect     map[elf.SectionIndex][]*Symbol
+	byName     map[string][]*Func
+	protos     map[string]*FuncDebug // declarations' prototypes, by name
+	plt        map[uint64]string     // PLT entry address → "name@plt"
 }
 
 type sectionInfo struct {
@@ -427,7 +430,8 @@ func (f *File) readRelocations(ef *elf.File) {
 		}
 		target := elf.SectionIndex(s.Info)
 		tsec := f.section(target)
-		if tsec == nil || tsec.flags&elf.SHF_EXECINSTR == 0 {
+		// Code and read-only data (not debug sections: many entries).
+		if tsec == nil || tsec.flags&elf.SHF_ALLOC == 0 || tsec.flags&elf.SHF_WRITE != 0 {
 			continue
 		}
 		data := f.sections[idx].data
@@ -443,9 +447,13 @@ func (f *File) readRelocations(ef *elf.File) {
 			bySection[target] = append(bySection[target], r)
 		}
 	}
+	f.dataRelocs = map[elf.SectionIndex][]Reloc{}
 	for sec, rs := range bySection {
 		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Offset < rs[j].Offset })
 		bySection[sec] = rs
+		if f.section(sec).flags&elf.SHF_EXECINSTR == 0 {
+			f.dataRelocs[sec] = rs
+		}
 	}
 	for _, fn := range f.Functions {
 		rs := bySection[fn.SectionIndex]

@@ -187,6 +187,9 @@ type path struct {
 	cond  ir.Term
 	fault ir.Term
 	calls []ir.Call
+	// tableIndex is the index register's value at a jump table's load
+	// (Instruction.TableLoad), for the jmp after it.
+	tableIndex ir.Term
 }
 
 func (l *lifter) emit(from ir.NodeID, p *path, to ir.NodeID, cond ir.Term, unsupported string) {
@@ -249,6 +252,10 @@ func (l *lifter) liftFrom(blk *Block, i int) {
 			}
 			continue
 		}
+		if in.Table != nil && in.Inst.Op == x86asm.MOV {
+			ri, _ := GPRIndex(in.Inst.Args[1].(x86asm.Mem).Index)
+			p.tableIndex = p.s.GPR[ri]
+		}
 		eff, err := l.step(p.s, in)
 		if err != nil || eff.Kind == FlowUnsupported {
 			u := eff.Unsupported
@@ -260,6 +267,12 @@ func (l *lifter) liftFrom(blk *Block, i int) {
 			return
 		}
 		l.addFault(p, eff.Fault)
+		if in.Table != nil && in.Inst.Op == x86asm.MOV {
+			// The entry loaded is only jumped through, and the jump is
+			// modelled by the index: the value itself is any (the two
+			// files' tables hold different addresses).
+			p.s.SetReg(b, in.Inst.Args[0].(x86asm.Reg), p.s.Fresh(b, ir.BVSort(64)))
+		}
 		if j == last {
 			l.endBlock(from, blk, p, eff)
 			return
@@ -348,6 +361,9 @@ func (l *lifter) endBlock(from ir.NodeID, blk *Block, p *path, eff Effect) {
 	case TermIndirectJump:
 		l.emit(from, p, g.Halt, ir.NoTerm, "indirect-jump")
 		return
+	case TermJumpTable:
+		l.jumpTable(from, blk, p, in, node)
+		return
 	case TermTrap, TermFallOff:
 		// Traps carry Fault = true; running off the end follows a call
 		// that does not return.
@@ -357,6 +373,45 @@ func (l *lifter) endBlock(from ir.NodeID, blk *Block, p *path, eff Effect) {
 	u := fmt.Sprintf("cfg:%v/%v", blk.Term, eff.Kind)
 	l.unsupported[u] = true
 	l.emit(from, p, g.Halt, ir.NoTerm, u)
+}
+
+// jumpTable adds the edges of a jmp through a jump table (jumptable.go):
+// to each target, when the index is one of its entries; an index past the
+// table is a fault (C code has the bound check in front of the jmp; past
+// the entries memory holds something else, which no C switch jumps to).
+func (l *lifter) jumpTable(from ir.NodeID, blk *Block, p *path, in *Instruction, node func(int) ir.NodeID) {
+	b := l.b
+	idx := p.tableIndex
+	if m, ok := in.Inst.Args[0].(x86asm.Mem); ok {
+		ri, _ := GPRIndex(m.Index)
+		idx = p.s.GPR[ri]
+	}
+	if idx == ir.NoTerm {
+		// The load is before this node: not the pattern.
+		l.unsupported["indirect-jump"] = true
+		l.emit(from, p, l.g.Halt, ir.NoTerm, "indirect-jump")
+		return
+	}
+	conds := map[int]ir.Term{}
+	for k, t := range in.Table {
+		to := -1
+		for _, e := range blk.Succs {
+			if l.fn.Blocks[e.To].Start == t {
+				to = e.To
+			}
+		}
+		c := b.Eq(idx, b.Const(64, uint64(k)))
+		if old, ok := conds[to]; ok {
+			c = b.Or(old, c)
+		}
+		conds[to] = c
+	}
+	for _, e := range blk.Succs {
+		l.emit(from, p, node(e.To), conds[e.To], "")
+	}
+	past := &path{s: p.s, cond: p.cond, fault: p.fault, calls: p.calls}
+	l.addFault(past, b.True())
+	l.emit(from, past, l.g.Halt, b.Uge(idx, b.Const(64, uint64(len(in.Table)))), "")
 }
 
 // Calls.

@@ -153,6 +153,9 @@ func Build(p *pair.Pair, a pair.Alignment, runs []*pair.CoRun, l Learning) (*Pro
 	if p.OBVA && p.TakesPointer() {
 		pr.taint = pr.computeFrameTaint()
 	}
+	if reason := pr.callFrameReason(); reason != "" {
+		return nil, reason
+	}
 	for _, e := range pr.Edges {
 		pr.buildEdge(e)
 	}

@@ -50,6 +50,12 @@
 //     an obligation, or whose obligations take more than a minute, is
 //     checked again as first built.
 //
+//   - Calls on an edge are rewritten into the C calling convention's
+//     model of callees (calls.go, x86.CallConvention), both sides with one
+//     memo, so that equal arguments and memory outside the stack give one
+//     application; Build refuses the product when an address in either
+//     side's frame may reach a callee (the frame taint over its edges).
+//
 //   - Under the OBVA model, for a source that takes a pointer, every source
 //     access through an address not derived from the entry rsp
 //     (ub.FrameTaint) is taken to miss the frame wherever the source makes

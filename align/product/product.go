@@ -509,6 +509,14 @@ func (pr *Product) buildEdge(e *PEdge) {
 	e.condD = pr.simp.Simplify(subD.Apply(e.dst.Cond))
 	e.faultD = pr.simp.Simplify(subD.Apply(e.dst.Fault))
 	e.postD = simplifyAll(pr.simp, subD.ApplyAll(e.dst.Transfer))
+	// Calls in the calling convention's model (calls.go), on both sides
+	// with one memo: equal arguments and views become one application.
+	var cc *x86.CallConvention
+	if pair.HasCalls(e.dst, e.src) {
+		cc = pr.callConvention(from)
+		e.condD, e.faultD = cc.Rewrite(e.condD), cc.Rewrite(e.faultD)
+		e.postD = cc.RewriteAll(e.postD)
+	}
 	e.condD0 = e.condD
 	e.disjoint, e.disjointCond = map[disjointFact]bool{}, map[disjointFact]bool{}
 	e.canon, e.canonCond, e.canonHas = nil, nil, nil
@@ -521,11 +529,18 @@ func (pr *Product) buildEdge(e *PEdge) {
 	}
 	if pr.taint != nil && e.obvaHyps == nil {
 		e.obvaHyps = pr.obvaHypotheses(e)
+		if cc != nil {
+			e.obvaHyps = cc.RewriteAll(e.obvaHyps)
+		}
 	}
 	subS := pr.stateSubst(sg, from.Src)
 	e.condS = pr.simp.Simplify(subS.Apply(e.src.Cond))
 	e.faultS = pr.simp.Simplify(subS.Apply(e.src.Fault))
 	e.postS = simplifyAll(pr.simp, subS.ApplyAll(e.src.Transfer))
+	if cc != nil {
+		e.condS, e.faultS = cc.Rewrite(e.condS), cc.Rewrite(e.faultS)
+		e.postS = cc.RewriteAll(e.postS)
+	}
 	pr.applyPins(e)
 	// Stack splitting first, then canonical addresses (which turn the
 	// stack facts' addresses canonical too), then splitting again, now

@@ -61,6 +61,11 @@ type stackSplitter struct {
 	local   map[ir.Term][]disjointFact
 	cur     []disjointFact
 	emitted map[[2]ir.Term]bool
+	// assumes memoizes whether a term or one under it has local facts:
+	// emit walks only those, once per guard (a chain of conditional
+	// stores would otherwise be walked once per combination of arms).
+	assumes map[ir.Term]bool
+	guards  map[ir.Term]int // contexts emit met each term in
 	// samples are the from-node's concrete states, if it has enough. With
 	// guided set, a read passes a store through any address that they show
 	// never overlapping it (a scalar global against an array element, two
@@ -138,6 +143,21 @@ func (s *stackSplitter) rewrite(t ir.Term) ir.Term {
 // the facts of the runs that make the pass, not of every run: its loop
 // condition is a conjunct after the earlier passes' conditions.
 func (s *stackSplitter) emit(t, guard ir.Term) {
+	if !s.assumesAny(t) || s.emitted[[2]ir.Term{t, ir.NoTerm}] {
+		return
+	}
+	// A term met under many contexts (a chain of joins or conditional
+	// stores: one per combination of arms) gets its facts unguarded
+	// instead: a stronger obligation, which covers every context.
+	if s.emitted[[2]ir.Term{t, guard}] {
+		return
+	}
+	if s.guards == nil {
+		s.guards = map[ir.Term]int{}
+	}
+	if s.guards[t]++; s.guards[t] > maxGuards {
+		guard = ir.NoTerm
+	}
 	k := [2]ir.Term{t, guard}
 	if s.emitted[k] {
 		return
@@ -179,6 +199,31 @@ func (s *stackSplitter) emit(t, guard ir.Term) {
 	for _, a := range b.Args(t) {
 		s.emit(a, guard)
 	}
+}
+
+// maxGuards is how many contexts emit guards one term's facts by.
+const maxGuards = 64
+
+// assumesAny reports whether t or a term under it has local facts.
+func (s *stackSplitter) assumesAny(t ir.Term) bool {
+	if s.assumes == nil {
+		s.assumes = map[ir.Term]bool{}
+	}
+	if r, ok := s.assumes[t]; ok {
+		return r
+	}
+	b := s.b
+	for _, u := range b.PostOrder(t) {
+		if _, ok := s.assumes[u]; ok {
+			continue
+		}
+		r := len(s.local[u]) > 0
+		for _, a := range b.Args(u) {
+			r = r || s.assumes[a]
+		}
+		s.assumes[u] = r
+	}
+	return s.assumes[t]
 }
 
 // selectThrough reads n bytes at a from m, passing stores that provably

@@ -41,15 +41,15 @@ var CallAssumptions = []string{
 // arguments (or variadic ones) no prototype gives, which registers were
 // taken as its arguments: those the source's call sites write in the
 // call's block, as unoptimized code does — a source that passes an
-// argument register on from further back is outside this rule.
-func (p *Pair) callAssumptions(cc *x86.CallConvention) []string {
+// argument register on from further back is outside this rule. callees
+// are the callees' names, in the order met.
+func (p *Pair) callAssumptions(callees []string) []string {
 	out := append([]string(nil), CallAssumptions...)
 	if p.Callees == nil {
 		return out
 	}
 	seen := map[string]bool{}
-	for _, c := range cc.Calls {
-		name := c.Func.Callee
+	for _, name := range callees {
 		if seen[name] {
 			continue
 		}
@@ -68,8 +68,31 @@ func (p *Pair) callAssumptions(cc *x86.CallConvention) []string {
 	return out
 }
 
-// hasCalls reports whether any of the edges makes a call.
-func hasCalls(edges ...*ir.Edge) bool {
+// calleeNames are the callees cc rewrote, in the order met.
+func calleeNames(cc *x86.CallConvention) []string {
+	var out []string
+	for _, c := range cc.Calls {
+		out = append(out, c.Func.Callee)
+	}
+	return out
+}
+
+// tfgCallees are the callees of both sides' TFGs, source first, each in
+// edge order.
+func (p *Pair) tfgCallees() []string {
+	var out []string
+	for _, side := range []Side{p.Src, p.Dst} {
+		for _, e := range side.TFG.Edges {
+			for _, c := range e.Calls {
+				out = append(out, c.Callee)
+			}
+		}
+	}
+	return out
+}
+
+// HasCalls reports whether any of the edges makes a call.
+func HasCalls(edges ...*ir.Edge) bool {
 	for _, e := range edges {
 		if e != nil && len(e.Calls) > 0 {
 			return true
@@ -78,9 +101,12 @@ func hasCalls(edges ...*ir.Edge) bool {
 	return false
 }
 
-// callConvention starts the rewrite of p's terms over the shared entry
-// state into the calling convention's model.
-func (p *Pair) callConvention() *x86.CallConvention {
+// CallConvention starts the rewrite of p's terms into the calling
+// convention's model of callees (x86.CallConvention), for terms over a
+// state whose stack region is the entry rsp's and whose memory outside
+// the stack is mem0 (the entry memory, or a product node's shared
+// memory): reads of read-only data after calls read mem0.
+func (p *Pair) CallConvention(mem0 ir.Term) *x86.CallConvention {
 	sizes := map[ir.Term]uint64{}
 	for _, g := range p.GlobalVars() {
 		size := p.GlobalSize(p.B.VarName(g))
@@ -110,7 +136,7 @@ func (p *Pair) callConvention() *x86.CallConvention {
 		return readOnly[base] && outside(a, n)
 	}
 	return &x86.CallConvention{B: p.B, Simp: p.Src.TFG.Simplifier, RSP0: p.SrcVar(x86.StateGPR0 + x86.RSP), Limit: StackLimit,
-		Outside: outside, ReadOnly: inReadOnly, Mem0: p.SrcVar(x86.StateMem)}
+		Outside: outside, ReadOnly: inReadOnly, Mem0: mem0}
 }
 
 // callFrameReason checks that the model cc rewrote into may be used for
@@ -129,10 +155,19 @@ func (p *Pair) callFrameReason(cc *x86.CallConvention, mems ...ir.Term) string {
 		edges = append(edges, ub.TaintEdge{Mem: c.View})
 	}
 	ft := ub.AnalyzeFrameTaint(p.B, rsp0, p.SrcVar(x86.StateMem), edges)
+	return CallFrameReason(ft, cc.Calls)
+}
+
+// CallFrameReason says why the calling convention's model cannot be used
+// for calls, given the frame taint of the program that makes them (with
+// the calls' views among its memories): an address derived from the
+// entry rsp that may be stored outside the frame or passed to a callee.
+// It returns "" when the model may be used.
+func CallFrameReason(ft *ub.FrameTaint, calls []x86.ConventionCall) string {
 	if ft.Heap() {
 		return "unsupported:calls (an address in the frame may be stored outside it, where a callee could use it)"
 	}
-	for _, c := range cc.Calls {
+	for _, c := range calls {
 		for i, a := range c.Args {
 			if ft.Derived(a) {
 				return fmt.Sprintf("unsupported:calls (argument %d of %s may point into the caller's frame)", i+1, c.Func.Callee)

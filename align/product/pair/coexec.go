@@ -97,6 +97,13 @@ func (e *hashEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 	if f.Result.Kind == ir.KindMem {
 		return args[len(args)-1], true
 	}
+	if f.Callee {
+		// A callee's result depends on its argument values only here:
+		// the stack pointer and memory it is also applied to differ
+		// between two builds' frames, and runs that only suggest an
+		// alignment should see equal calls return equal values.
+		args = args[:len(args)-2]
+	}
 	var xs []uint64
 	for _, a := range args {
 		if a.Sort().Kind == ir.KindBV && a.Sort().Width <= 64 {

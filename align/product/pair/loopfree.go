@@ -216,7 +216,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			out.Reason = fmt.Sprintf("too-large: composing the paths of %s built more than %d terms", side.Fn.Name, maxPathTerms)
 			return out
 		}
-		calls = calls || hasCalls(exit, halt)
+		calls = calls || HasCalls(exit, halt)
 		for _, e := range []*ir.Edge{exit, halt} {
 			if e != nil && k == 0 {
 				srcPaths = append(srcPaths, e)
@@ -250,7 +250,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	if calls {
 		// Every term the obligations read, in the calling convention's
 		// model of callees (calls.go).
-		cc := p.callConvention()
+		cc := p.CallConvention(p.SrcVar(x86.StateMem))
 		pre = cc.Rewrite(pre)
 		for _, r := range []*run{&src, &dst} {
 			r.normal = cc.Rewrite(r.normal)
@@ -268,7 +268,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			out.Reason = reason
 			return out
 		}
-		assumptions = append(assumptions, p.callAssumptions(cc)...)
+		assumptions = append(assumptions, p.callAssumptions(calleeNames(cc))...)
 		out.Assumptions = assumptions
 	}
 

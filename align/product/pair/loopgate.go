@@ -14,22 +14,21 @@ func (p *Pair) ModelPrecondition() (ir.Term, []string) {
 	if p.OBVA && p.TakesPointer() {
 		assumptions = append(assumptions, OBVAAssumption)
 	}
+	if callees := p.tfgCallees(); len(callees) > 0 {
+		assumptions = append(assumptions, p.callAssumptions(callees)...)
+	}
 	return pre, assumptions
 }
 
 // LoopGate says why the loop engine cannot take p ("" when it can): an
-// instruction the lifter does not support, a call, read-only data the two
-// files may define differently. Every obligation assumes none of these, so
-// the proof checker asks again.
+// instruction the lifter does not support, read-only data the two files
+// may define differently. Every obligation assumes neither, so the proof
+// checker asks again. (Calls are checked as the product is built: the
+// calling convention's model needs a frame no callee can reach.)
 func (p *Pair) LoopGate() string {
 	for _, side := range []Side{p.Src, p.Dst} {
 		if len(side.TFG.Unsupported) > 0 {
 			return "unsupported:" + side.TFG.Unsupported[0]
-		}
-		for _, e := range side.TFG.Edges {
-			if len(e.Calls) > 0 {
-				return "unsupported:calls (" + e.Calls[0].Callee + ")"
-			}
 		}
 	}
 	return p.readOnlyDataDiffers()

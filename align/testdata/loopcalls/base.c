@@ -1,0 +1,74 @@
+/* Loops that make calls. The loop engines prove them in the C calling
+   convention's model of callees (align/product/calls.go), as the loop-free
+   engine does: each callee is the same unknown function in both builds, of
+   its arguments and of memory outside the caller's stack, so the calls of
+   the two sides pair up one iteration at a time. */
+#include <stddef.h>
+
+extern int ext1(int);
+extern void sink(int);
+extern double extd(double);
+extern void *alloc(size_t);
+extern int logv(const char *fmt, ...);
+
+int a[1000];
+double d[1000];
+int g;
+
+int sumcall(int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += ext1(a[i]);
+	return s;
+}
+
+void each(int n)
+{
+	for (int i = 0; i < n; i++)
+		sink(a[i] * 3);
+}
+
+void mapd(int n)
+{
+	for (int i = 0; i < n; i++)
+		d[i] = extd(d[i]) + 1.0;
+}
+
+int *fill(int n)
+{
+	int *p = alloc(n * sizeof(int));
+	for (int i = 0; i < n; i++)
+		p[i] = i;
+	return p;
+}
+
+int until(int x)
+{
+	int k = 0;
+	while (ext1(x + k) > 0)
+		k++;
+	return k;
+}
+
+int readg(int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++) {
+		ext1(i);
+		s += g;
+	}
+	return s;
+}
+
+void apply(int *p, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = ext1(p[i]);
+}
+
+void report(int n)
+{
+	for (int i = 0; i < n; i++)
+		logv("%d: %d\n", i, a[i]);
+}
