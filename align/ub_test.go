@@ -162,6 +162,46 @@ func TestSanitizerPremises(t *testing.T) {
 	}
 }
 
+// TestSanitizerLoops: the sanitizer premises in the loop engines. gcc-12
+// -O2 compiles i < n + 1 as i <= n, which holds only without signed
+// overflow: proved (with a proof the checker verifies) under all, unknown
+// without sio.
+func TestSanitizerLoops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and proves loops")
+	}
+	base, err := os.ReadFile("testdata/ub/sio_loops.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcC := filepath.Join(t.TempDir(), "sio_loops.c")
+	if err := os.WriteFile(srcC, base, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "sio_loops.san.o")
+	args := append([]string{"-O0", "-g", "-fno-inline", "-fno-pie", "-fno-stack-protector", "-fcf-protection=none", "-c", srcC, "-o", src}, bench.TargetUBSan.Flags...)
+	if out, err := exec.Command("clang-16", args...).CombinedOutput(); err != nil {
+		t.Fatalf("clang-16: %v\n%s", err, out)
+	}
+	dst := aligntest.CompileC(t, "gcc-12", "sio_loops", string(base), "O2")["O2"]
+	s := aligntest.NewSolver(t)
+	check := ubChecker(t, s)
+	for _, fn := range []string{"sum1", "fill1"} {
+		res := check(src, dst, fn, "all")
+		if res.Verdict != Equivalent {
+			t.Errorf("%s --ub all: %s (%s), want equivalent", fn, res.Verdict, res.Reason)
+			continue
+		}
+		v, err := verify.Verify(context.Background(), verify.Request{Proof: res.Proof, SrcPath: src, DstPath: dst, Timeout: time.Minute}, s)
+		if err != nil || !v.Verified {
+			t.Errorf("%s: proof not verified: %v %s", fn, err, v.Reason)
+		}
+		if res := check(src, dst, fn, "all,-sio"); res.Verdict != Unknown {
+			t.Errorf("%s --ub all,-sio: %s (%s), want unknown: the compilation rests on sio", fn, res.Verdict, res.Reason)
+		}
+	}
+}
+
 // ubChecker checks fn of src against fn of dst under models with s, a
 // minute at most, failing the test on bad input.
 func ubChecker(t *testing.T, s prove.Solver) func(src, dst, fn, models string) Result {

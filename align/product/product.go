@@ -118,8 +118,9 @@ type PEdge struct {
 	facts, condFacts       []ir.Term
 	disjoint, disjointCond map[disjointFact]bool
 	canon, canonCond       []ir.Term // the canonical-address facts among facts and condFacts
-	// obvaHyps are what the OBVA model says of the source's accesses
-	// along the edge (obva.go): hypotheses of every obligation, never
+	// obvaHyps are what the UB models say of the source along the edge:
+	// OBVA of its accesses (obva.go), the others of its sanitizer checks
+	// (pair.SanitizerHypotheses). Hypotheses of every obligation, never
 	// obligations themselves.
 	obvaHyps []ir.Term
 	// canonReps are the representatives canonicalize chose, with their
@@ -527,13 +528,18 @@ func (pr *Product) buildEdge(e *PEdge) {
 		pr.setFacts(e, samples)
 		return
 	}
-	if pr.taint != nil && e.obvaHyps == nil {
-		e.obvaHyps = pr.obvaHypotheses(e)
+	subS := pr.stateSubst(sg, from.Src)
+	if e.obvaHyps == nil {
+		// The UB models' hypotheses: OBVA's, and the source's sanitizer
+		// checks of the models never reached.
+		if pr.taint != nil {
+			e.obvaHyps = pr.obvaHypotheses(e)
+		}
+		e.obvaHyps = append(e.obvaHyps, p.SanitizerHypotheses(pr.simp, subS, e.src.Path)...)
 		if cc != nil {
 			e.obvaHyps = cc.RewriteAll(e.obvaHyps)
 		}
 	}
-	subS := pr.stateSubst(sg, from.Src)
 	e.condS = pr.simp.Simplify(subS.Apply(e.src.Cond))
 	e.faultS = pr.simp.Simplify(subS.Apply(e.src.Fault))
 	e.postS = simplifyAll(pr.simp, subS.ApplyAll(e.src.Transfer))

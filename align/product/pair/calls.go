@@ -68,15 +68,6 @@ func (p *Pair) callAssumptions(callees []string) []string {
 	return out
 }
 
-// calleeNames are the callees cc rewrote, in the order met.
-func calleeNames(cc *x86.CallConvention) []string {
-	var out []string
-	for _, c := range cc.Calls {
-		out = append(out, c.Func.Callee)
-	}
-	return out
-}
-
 // tfgCallees are the callees of both sides' TFGs, source first, each in
 // edge order.
 func (p *Pair) tfgCallees() []string {

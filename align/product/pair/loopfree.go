@@ -268,8 +268,6 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			out.Reason = reason
 			return out
 		}
-		assumptions = append(assumptions, p.callAssumptions(calleeNames(cc))...)
-		out.Assumptions = assumptions
 	}
 
 	check := func(name string, goal ...ir.Term) bool {

@@ -14,6 +14,7 @@ func (p *Pair) ModelPrecondition() (ir.Term, []string) {
 	if p.OBVA && p.TakesPointer() {
 		assumptions = append(assumptions, OBVAAssumption)
 	}
+	assumptions = append(assumptions, p.sanitizerAssumptions()...)
 	if callees := p.tfgCallees(); len(callees) > 0 {
 		assumptions = append(assumptions, p.callAssumptions(callees)...)
 	}

@@ -69,7 +69,6 @@ func (p *Pair) LoopFreePrecondition() (ir.Term, []string) {
 	pre, assumptions := p.ModelPrecondition()
 	if premises := p.sanitizerPremises(); len(premises) > 0 {
 		pre = p.B.And(append([]ir.Term{pre}, premises...)...)
-		assumptions = append(assumptions, p.sanitizerAssumptions()...)
 	}
 	return pre, assumptions
 }
@@ -106,6 +105,57 @@ func (p *Pair) sanitizerPremises() []ir.Term {
 			reach = b.And(to.Cond, b.Not(to.Fault), g.Seq(to, t.Edge).Cond)
 		}
 		out = append(out, b.Not(reach))
+	}
+	return out
+}
+
+// SanitizerHypotheses are the premises of the pair's models along the
+// source's path set paths (a product edge's), over the state from gives
+// the paths' start (the edge's from-node): for each prefix of each path
+// and each edge out of the node it ends at into one of the checks, the
+// run that takes the prefix without a fault does not go on into the
+// check. A run without undefined behaviour under the model never does,
+// whatever the path's other conditions, so each holds in every such run
+// that gets to the from-node with that state. None when the path set has
+// more than ub.MaxOBVAPaths paths (fewer hypotheses are still sound).
+func (p *Pair) SanitizerHypotheses(simp *ir.Simplifier, from *ir.Substituter, paths *ir.PathExpr) []ir.Term {
+	b, g := p.B, p.Src.TFG
+	into := map[ir.NodeID][]*ir.Edge{} // by node: the ways from it into a check
+	for _, t := range p.SanitizerTraps() {
+		if !p.Models.Has(t.Model) {
+			continue
+		}
+		for _, e := range g.Edges {
+			if e.To == t.Edge.From {
+				into[e.From] = append(into[e.From], g.Seq(e, t.Edge))
+			}
+		}
+	}
+	if len(into) == 0 || paths == nil || paths.Count() > ub.MaxOBVAPaths {
+		return nil
+	}
+	var out []ir.Term
+	done := map[string]bool{} // prefixes already covered, by their edge IDs
+	for _, ids := range paths.Paths(ub.MaxOBVAPaths) {
+		var prefix *ir.Edge
+		for k, id := range ids {
+			next := g.Edges[id]
+			if key := fmt.Sprint(ids[:k]); !done[key] {
+				done[key] = true
+				for _, c := range into[next.From] {
+					reach := c.Cond
+					if prefix != nil {
+						reach = b.And(prefix.Cond, b.Not(prefix.Fault), g.Seq(prefix, c).Cond)
+					}
+					out = append(out, simp.Simplify(from.Apply(b.Not(reach))))
+				}
+			}
+			if prefix == nil {
+				prefix = next
+			} else {
+				prefix = g.Seq(prefix, next)
+			}
+		}
 	}
 	return out
 }
