@@ -144,13 +144,16 @@ func TestGoldenLoopFreeCalls(t *testing.T) {
 // (testdata/switches): dense and masked indices, fall-through, a switch in
 // a loop.
 func TestGoldenSwitches(t *testing.T) {
-	goldenLoopFree(t, "testdata/switches", "testdata/switches.golden", []string{"O0"}, 30*time.Second)
+	goldenLoopFree(t, "testdata/switches", "testdata/switches.golden", []string{"O0"}, 30*time.Second, "all")
 }
 
 // goldenLoopFree runs the golden test of testdata against golden: base.c
 // at each of srcOpts against -O3, and the mutants, each check within
-// timeout.
-func goldenLoopFree(t *testing.T, testdata, golden string, srcOpts []string, timeout time.Duration) {
+// timeout, under each of models (none and all when not given).
+func goldenLoopFree(t *testing.T, testdata, golden string, srcOpts []string, timeout time.Duration, models ...string) {
+	if len(models) == 0 {
+		models = []string{"none", "all"}
+	}
 	objs, mutated := compileAll(t, testdata, append(append([]string(nil), srcOpts...), "O3"))
 	s, _, err := prove.New(prove.Options{CacheSize: 1024})
 	if err != nil {
@@ -174,7 +177,7 @@ func goldenLoopFree(t *testing.T, testdata, golden string, srcOpts []string, tim
 	}
 	got := map[string]string{}
 	for _, c := range cases {
-		for _, model := range []string{"none", "all"} {
+		for _, model := range models {
 			checkGoldenLoopFree(t, objs, c, model, timeout, s, got)
 		}
 	}

@@ -120,14 +120,16 @@ func (p *Pair) sanitizerPremises() []ir.Term {
 // more than ub.MaxOBVAPaths paths (fewer hypotheses are still sound).
 func (p *Pair) SanitizerHypotheses(simp *ir.Simplifier, from *ir.Substituter, paths *ir.PathExpr) []ir.Term {
 	b, g := p.B, p.Src.TFG
-	into := map[ir.NodeID][]*ir.Edge{} // by node: the ways from it into a check
+	// By node: the edges from it into a check's block, each with the
+	// check's edge into halt.
+	into := map[ir.NodeID][][2]*ir.Edge{}
 	for _, t := range p.SanitizerTraps() {
 		if !p.Models.Has(t.Model) {
 			continue
 		}
 		for _, e := range g.Edges {
 			if e.To == t.Edge.From {
-				into[e.From] = append(into[e.From], g.Seq(e, t.Edge))
+				into[e.From] = append(into[e.From], [2]*ir.Edge{e, t.Edge})
 			}
 		}
 	}
@@ -143,10 +145,13 @@ func (p *Pair) SanitizerHypotheses(simp *ir.Simplifier, from *ir.Substituter, pa
 			if key := fmt.Sprint(ids[:k]); !done[key] {
 				done[key] = true
 				for _, c := range into[next.From] {
-					reach := c.Cond
+					// The run gets into the check's block without a
+					// fault and takes the check (which faults).
+					to := c[0]
 					if prefix != nil {
-						reach = b.And(prefix.Cond, b.Not(prefix.Fault), g.Seq(prefix, c).Cond)
+						to = g.Seq(prefix, c[0])
 					}
+					reach := b.And(to.Cond, b.Not(to.Fault), g.Seq(to, c[1]).Cond)
 					out = append(out, simp.Simplify(from.Apply(b.Not(reach))))
 				}
 			}

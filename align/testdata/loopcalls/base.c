@@ -3,12 +3,9 @@
    engine does: each callee is the same unknown function in both builds, of
    its arguments and of memory outside the caller's stack, so the calls of
    the two sides pair up one iteration at a time. */
-#include <stddef.h>
-
 extern int ext1(int);
 extern void sink(int);
 extern double extd(double);
-extern void *alloc(size_t);
 extern int logv(const char *fmt, ...);
 
 int a[1000];
@@ -33,14 +30,6 @@ void mapd(int n)
 {
 	for (int i = 0; i < n; i++)
 		d[i] = extd(d[i]) + 1.0;
-}
-
-int *fill(int n)
-{
-	int *p = alloc(n * sizeof(int));
-	for (int i = 0; i < n; i++)
-		p[i] = i;
-	return p;
 }
 
 int until(int x)
