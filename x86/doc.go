@@ -51,9 +51,11 @@
 // BuildCFG (and File.Analyze / File.Function) splits instructions into basic
 // blocks. Calls do not end blocks; they are recorded as CallSites with their
 // callee. Jumps and conditional branches to addresses outside the function
-// are tail jumps: an edge to ExitBlock and a CallSite with Tail set. An
-// indirect jmp ends its block with no successors and marks the function
-// "indirect-jump"; jumps into the middle of an instruction are
+// are tail jumps: an edge to ExitBlock and a CallSite with Tail set. A jmp
+// through a jump table in read-only data (jumptable.go, the table read from
+// its relocations) ends its block with an EdgeCase edge per target; any
+// other indirect jmp ends its block with no successors and marks the
+// function "indirect-jump"; jumps into the middle of an instruction are
 // "jump-into-instruction"; x87 instructions "x87:<MNEMONIC>"; undecodable
 // bytes "bad-bytes". Function.Unsupported holds these, sorted; a verdict's
 // reason is "unsupported:" + entry.

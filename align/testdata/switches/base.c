@@ -33,7 +33,7 @@ int masked(unsigned k, int y)
 
 int fallthru(int op, int a)
 {
-	int r = a;
+	int r = a & 0xffff; /* no overflow below: a difference is never UB */
 	switch (op) {
 	case 10: r += 3; /* fall through */
 	case 11: r *= 2; /* fall through */
