@@ -39,7 +39,6 @@ func (pr *Product) callConvention(from *PNode) *x86.CallConvention {
 // callFrameReason says why the calling convention's model cannot be used
 // for the calls of pr's edges ("" when it can, or when none calls).
 func (pr *Product) callFrameReason() string {
-	b := pr.p.B
 	for side := 0; side < 2; side++ {
 		var edges []ub.TaintEdge
 		var calls []x86.ConventionCall
@@ -71,22 +70,7 @@ func (pr *Product) callFrameReason() string {
 					return "unsupported:calls (" + cc.Err.Error() + ")"
 				}
 			}
-			mem := post[x86.StateMem]
-			te := ub.TaintEdge{Mem: mem}
-			if !e.Infeasible {
-				for _, c := range pr.Nodes[e.To].comps {
-					if c.side != side || !c.fresh {
-						continue
-					}
-					te.Defs = append(te.Defs, ub.TaintDef{Var: c.term, Value: func() ir.Term {
-						if c.state >= 0 {
-							return post[c.state]
-						}
-						return pr.simp.Simplify(b.Select(mem, pr.slotAddr(c.slot), uint32(c.slot.Size)))
-					}})
-				}
-			}
-			edges = append(edges, te)
+			edges = append(edges, pr.taintEdge(side, e, post))
 			for _, c := range cc.Calls {
 				edges = append(edges, ub.TaintEdge{Mem: c.View})
 			}
@@ -95,7 +79,7 @@ func (pr *Product) callFrameReason() string {
 		if !calling {
 			continue
 		}
-		ft := ub.AnalyzeFrameTaint(b, pr.rsp0, pr.p.SrcVar(x86.StateMem), edges)
+		ft := ub.AnalyzeFrameTaint(pr.p.B, pr.rsp0, pr.p.SrcVar(x86.StateMem), edges)
 		if reason := pair.CallFrameReason(ft, calls); reason != "" {
 			return reason
 		}

@@ -3,6 +3,7 @@ package product
 import (
 	"eqc/ir"
 	"eqc/ub"
+	"eqc/x86"
 )
 
 // The OBVA model (out-of-bounds variable access, HVC 2017 §3): a C
@@ -36,30 +37,39 @@ import (
 // product's paired edges, whose path sets must be built: the fresh
 // variables of the nodes' source side, defined by the edges into them.
 func (pr *Product) computeFrameTaint() *ub.FrameTaint {
-	b := pr.p.B
 	var edges []ub.TaintEdge
 	for _, e := range pr.Edges {
 		if e.Infeasible || e.src == nil {
 			continue
 		}
-		from := pr.Nodes[e.From]
-		sub := pr.stateSubst(pr.p.Src.TFG, from.Src)
-		post := simplifyAll(pr.simp, sub.ApplyAll(e.src.Transfer))
-		te := ub.TaintEdge{Mem: post[len(post)-1]}
-		for _, c := range pr.Nodes[e.To].comps {
-			if c.side != 0 || !c.fresh {
-				continue
-			}
-			te.Defs = append(te.Defs, ub.TaintDef{Var: c.term, Value: func() ir.Term {
-				if c.state >= 0 {
-					return post[c.state]
-				}
-				return pr.simp.Simplify(b.Select(post[len(post)-1], pr.slotAddr(c.slot), uint32(c.slot.Size)))
-			}})
-		}
-		edges = append(edges, te)
+		sub := pr.stateSubst(pr.p.Src.TFG, pr.Nodes[e.From].Src)
+		edges = append(edges, pr.taintEdge(0, e, simplifyAll(pr.simp, sub.ApplyAll(e.src.Transfer))))
 	}
-	return ub.AnalyzeFrameTaint(b, pr.rsp0, ir.NoTerm, edges)
+	return ub.AnalyzeFrameTaint(pr.p.B, pr.rsp0, ir.NoTerm, edges)
+}
+
+// taintEdge is side's half of e for the frame taint: the memory post
+// leaves, and the side's fresh variables of e's to-node, defined by post
+// (none for an infeasible edge, which goes nowhere).
+func (pr *Product) taintEdge(side int, e *PEdge, post []ir.Term) ub.TaintEdge {
+	b := pr.p.B
+	mem := post[x86.StateMem]
+	te := ub.TaintEdge{Mem: mem}
+	if e.Infeasible {
+		return te
+	}
+	for _, c := range pr.Nodes[e.To].comps {
+		if c.side != side || !c.fresh {
+			continue
+		}
+		te.Defs = append(te.Defs, ub.TaintDef{Var: c.term, Value: func() ir.Term {
+			if c.state >= 0 {
+				return post[c.state]
+			}
+			return pr.simp.Simplify(b.Select(mem, pr.slotAddr(c.slot), uint32(c.slot.Size)))
+		}})
+	}
+	return te
 }
 
 // obvaHypotheses are e's hypotheses under the model (ub.OBVAHypotheses),
