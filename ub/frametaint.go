@@ -116,24 +116,19 @@ func (ft *FrameTaint) Derived(t ir.Term) bool {
 		d = ft.Derived(b.Arg(t, 1)) || ft.Derived(b.Arg(t, 2))
 	case b.Op(t) == ir.OpVar:
 		d = ft.derived[t]
-	case b.Op(t) == ir.OpApply && b.FuncOf(t).Callee:
+	case b.Op(t) == ir.OpApply && (b.FuncOf(t).Callee || b.FuncOf(t).View):
 		// A callee's result: derived only from the values passed. It
-		// sees the stack pointer too, but reaches no frame address of
-		// ours unless one was passed or stored where it can read it;
-		// what it may return of its own frame is dead by then.
+		// sees the stack pointer and memory too (the lifter's form), or
+		// the memory outside the frame (the calling convention's), but
+		// reaches no frame address of ours unless one was passed or
+		// stored where it can read it; what it may return of its own
+		// frame is dead by then.
 		args := b.Args(t)
-		for _, a := range args[:len(args)-2] {
-			if ft.Derived(a) {
-				d = true
-				break
-			}
+		values := args[:len(args)-1]
+		if b.FuncOf(t).Callee {
+			values = args[:len(args)-2]
 		}
-		d = d || ft.heap
-	case b.Op(t) == ir.OpApply && b.FuncOf(t).View:
-		// The same in the calling convention's model, applied to the
-		// values and the memory outside the frame.
-		args := b.Args(t)
-		for _, a := range args[:len(args)-1] {
+		for _, a := range values {
 			if ft.Derived(a) {
 				d = true
 				break
