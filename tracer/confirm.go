@@ -209,13 +209,13 @@ func NewConfirmer(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string) 
 			return nil, err
 		}
 	}
-	sizes, protos := unionSizes(src.obj, dst.obj), unionProtos(src.obj, dst.obj)
+	sizes, protos, noReturn := unionSizes(src.obj, dst.obj), unionProtos(src.obj, dst.obj), unionNoReturn(src.obj, dst.obj)
 	for _, s := range cf.sides {
 		if err := ctx.Err(); err != nil {
 			cf.Close()
 			return nil, err
 		}
-		exe, err := Link(s.objPath, LinkOptions{Sizes: sizes, Protos: protos})
+		exe, err := Link(s.objPath, LinkOptions{Sizes: sizes, Protos: protos, NoReturn: noReturn})
 		if err != nil {
 			cf.Close()
 			return nil, err
@@ -345,7 +345,7 @@ func (cf *Confirmer) checkUB(ctx context.Context, c *Confirmation, v Vector) err
 	case mon.event != nil:
 		c.UB = mon.event
 		why = "the source may have undefined behaviour on this input: " + mon.event.String()
-	case r.Outcome != Returned:
+	case r.Outcome != Returned && r.Outcome != EndedInCall:
 		why = fmt.Sprintf("the source's run could not be checked for undefined behaviour (%s under the monitor)", r)
 	default:
 		c.UBChecked = cf.UB
@@ -459,6 +459,21 @@ func unionProtos(objs ...*Object) map[string]Extern {
 		}
 	}
 	return protos
+}
+
+// unionNoReturn are the undefined functions either object's DWARF
+// declares never to return (clang declares callees only when optimizing),
+// so both builds' runs end at the same calls.
+func unionNoReturn(objs ...*Object) map[string]bool {
+	out := map[string]bool{}
+	for _, o := range objs {
+		for _, e := range o.Externs {
+			if e.Kind == ExternFunc && e.NoReturn {
+				out[e.Name] = true
+			}
+		}
+	}
+	return out
 }
 
 // signatureOf is the DWARF signature of the source function, else of the
@@ -693,25 +708,34 @@ func (st *cmpState) word(a, b uint64) wordCmp {
 func compareRuns(c *Confirmation, src, dst *confirmSide, rs, rd *Result, sig *x86.FuncDebug) {
 	st := &cmpState{c: c, src: src, dst: dst, noteOK: map[string]bool{}, sites: map[uint64]siteArgs{}}
 	defer func() { c.Detail = strings.Join(st.notes, "; ") }()
+	// A run that ends in a call that never returns (EndedInCall) ends
+	// normally, as the program would: the call log shows the call.
+	ends := func(r *Result) bool { return r.Outcome == Returned || r.Outcome == EndedInCall }
 	switch {
-	case rs.Outcome != Returned:
+	case !ends(rs):
 		st.note("src %s: not a confirmed difference (the source may have undefined behaviour on this input)", rs)
 		return
-	case rd.Outcome == Fault:
+	case rd.Outcome == Fault || (ends(rd) && rd.Outcome != rs.Outcome):
 		if st.compareCalls(rs.Calls, rd.Calls, rs.CallsTruncated, rd.CallsTruncated, true) {
-			st.differ("outcome: src returned, dst %s", rd)
+			what := "returned"
+			if rs.Outcome == EndedInCall {
+				what = rs.String()
+			}
+			st.differ("outcome: src %s, dst %s", what, rd)
 		} else {
 			st.note("dst %s after incomparable calls", rd)
 		}
 		return
-	case rd.Outcome != Returned:
+	case !ends(rd):
 		st.note("dst %s: not a confirmed difference", rd)
 		return
 	}
 	if !st.compareCalls(rs.Calls, rd.Calls, rs.CallsTruncated, rd.CallsTruncated, false) {
 		return
 	}
-	st.compareReturn(c.Src, c.Dst, returnShape(sig))
+	if rs.Outcome == Returned {
+		st.compareReturn(c.Src, c.Dst, returnShape(sig))
+	}
 	st.compareGlobals(rs, rd)
 }
 

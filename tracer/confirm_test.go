@@ -300,3 +300,40 @@ func TestConfirmMany(t *testing.T) {
 		t.Errorf("unknown global in the third input: %d confirmations, %v", len(cs), err)
 	}
 }
+
+// TestConfirmNoReturn runs functions that end in calls that never return:
+// exit (by the C standard) and a function declared noreturn in only one
+// of the objects (clang declares callees in DWARF only when optimizing).
+// The stubs end both runs at the call (EndedInCall), whatever code the
+// compiler left after it, so a correct pair never differs, and different
+// exit codes, or a return instead of the call, do.
+func TestConfirmNoReturn(t *testing.T) {
+	const die = "#include <stdlib.h>\nint die(int x) { if (x > 3) exit(1); exit(x); }\n"
+	const fatal = "extern void fatal(int) __attribute__((noreturn));\nint chk(int x) { if (x < 0) fatal(x); return 2 * x; }\n"
+	for _, cc := range []string{"gcc", "clang-16"} {
+		src := pairObj(t, cc, "die0", die, "-O0")
+		dst := pairObj(t, cc, "die2", die, "-O2")
+		bad := pairObj(t, cc, "die2b", strings.Replace(die, "exit(1)", "exit(2)", 1), "-O2")
+		for _, x := range []uint64{2, 9} {
+			c := confirm(t, src, "die", dst, "die", Input{Args: []uint64{x}})
+			if c.Differ || c.Src.Outcome != EndedInCall || c.Dst.Outcome != EndedInCall {
+				t.Errorf("%s die(%d): Differ=%v %q outcomes %v %v (%s)", cc, x, c.Differ, c.Differences, c.Src.Outcome, c.Dst.Outcome, c.Detail)
+			}
+		}
+		if c := confirm(t, src, "die", bad, "die", Input{Args: []uint64{9}}); !c.Differ || !hasDifference(c, "calls[0]") {
+			t.Errorf("%s die(9) against exit(2): Differ=%v %q (%s)", cc, c.Differ, c.Differences, c.Detail)
+		}
+		src = pairObj(t, cc, "chk0", fatal, "-O0")
+		dst = pairObj(t, cc, "chk2", fatal, "-O2")
+		ret := pairObj(t, cc, "chk2r", "int chk(int x) { return 2 * x; }\n", "-O2")
+		if c := confirm(t, src, "chk", dst, "chk", Input{Args: []uint64{0xfffffffb}}); c.Differ || c.Src.Outcome != EndedInCall {
+			t.Errorf("%s chk(-5): Differ=%v %q outcome %v (%s)", cc, c.Differ, c.Differences, c.Src.Outcome, c.Detail)
+		}
+		// (Neither clang object declares fatal: the source's run goes on
+		// past it, and its call alone is the difference.)
+		if c := confirm(t, src, "chk", ret, "chk", Input{Args: []uint64{0xfffffffb}}); !c.Differ ||
+			!hasDifference(c, "outcome: src ended in a call of fatal, dst returned") && !hasDifference(c, "calls: src made 1 calls, dst 0") {
+			t.Errorf("%s chk(-5) against no call: Differ=%v %q (%s)", cc, c.Differ, c.Differences, c.Detail)
+		}
+	}
+}

@@ -181,7 +181,7 @@ func MeasureCoverage(ctx context.Context, t *Target, vectors []Vector) (Coverage
 		if err != nil {
 			return cov, out, err
 		}
-		if res.Outcome == Returned {
+		if res.Outcome == Returned || res.Outcome == EndedInCall {
 			cov.add(hits)
 		}
 		out = append(out, res)

@@ -1,6 +1,7 @@
 package tracer
 
 import (
+	"eqc/x86"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -94,6 +95,8 @@ type stubFunc struct {
 	// them are arguments is known only at the call site).
 	Hashed  int
 	PtrMask uint64 // bit i: parameter i is a pointer
+	// NoReturn: the stub ends the run after logging (EndedInCall).
+	NoReturn bool
 	// Extra counts the integer argument registers a variadic stub records
 	// after its named parameters (six less the named integer ones).
 	Extra int
@@ -226,13 +229,21 @@ static double __eqc_tofloat(__eqc_u64 h) { return (double)(h >> 11) * 0x1p-53; }
 	__builtin_va_end(ap);
 {{- end}}
 	__eqc_u64 h = __eqc_stub({{hex .ID}}, {{len .Params}} + {{.Extra}}, a, (__eqc_u64)__builtin_return_address(0), {{.Hashed}}, {{hex .PtrMask}});
+{{- if .NoReturn}}
+	/* A callee that never returns: the run ends here (EndedInCall). */
+	(void)h;
+	__asm__ volatile("jmp __eqc_noreturn");
+	__builtin_unreachable();
+{{- else}}
 	{{.RetExpr}}
+{{- end}}
 }
 {{end}}
 /* Hand-over points: the tracer finds these symbols in the executable. */
 __asm__(".text\n"
 	".globl __eqc_ready\n__eqc_ready:\n\tint3\n\tjmp __eqc_ready\n"
-	".globl __eqc_sentinel\n__eqc_sentinel:\n\tint3\n\tjmp __eqc_sentinel\n");
+	".globl __eqc_sentinel\n__eqc_sentinel:\n\tint3\n\tjmp __eqc_sentinel\n"
+	".globl __eqc_noreturn\n__eqc_noreturn:\n\tint3\n\tjmp __eqc_noreturn\n");
 
 struct __eqc_rlimit { __eqc_u64 cur, max; };
 struct __eqc_insn { unsigned short code; unsigned char jt, jf; unsigned k; };
@@ -369,6 +380,7 @@ func DriverSource(obj *Object, opts LinkOptions) string {
 			d.Data = append(d.Data, dataDef{Name: cString(e.Name), Label: fmt.Sprintf("__eqc_d%d", i), Size: size, TLS: e.TLS})
 		case !keep[e.Name]:
 			s := stubOf(e, i)
+			s.NoReturn = e.NoReturn || x86.StdNoReturn[e.Name] || opts.NoReturn[e.Name]
 			s.Name = cString(s.Name)
 			d.Funcs = append(d.Funcs, s)
 		}

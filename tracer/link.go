@@ -23,8 +23,13 @@ type LinkOptions struct {
 	// Protos are prototypes of undefined functions, for those the object's
 	// own DWARF leaves unprototyped: the two objects of a pair then log and
 	// hash the same arguments of each callee (unionProtos).
-	Protos       map[string]Extern
-	Libc         []string      // undefined functions taken from static libc instead of stubbed; nil means DefaultLibc
+	Protos map[string]Extern
+	Libc   []string // undefined functions taken from static libc instead of stubbed; nil means DefaultLibc
+	// NoReturn are undefined functions whose stubs end the run
+	// (EndedInCall) instead of returning, besides x86.StdNoReturn and
+	// those the object's DWARF declares noreturn: a pair passes both
+	// objects' (Confirmer), so that both builds stop at the same calls.
+	NoReturn     map[string]bool
 	CPULimit     time.Duration // RLIMIT_CPU of the traced process over its whole life; default 10 minutes
 	AddressSpace uint64        // RLIMIT_AS; default 1 GiB
 }
@@ -77,6 +82,7 @@ type Executable struct {
 	StackSize uint64
 	Ready     uint64 // address of the driver's hand-over int3
 	Sentinel  uint64 // address of the int3 traced functions return to
+	NoReturn  uint64 // address of the int3 a stub of a callee that never returns jumps to
 
 	funcs   map[string]elf.Symbol
 	data    map[string]elf.Symbol
@@ -193,10 +199,12 @@ func openExecutable(path string, obj *Object) (*Executable, error) {
 				x.Ready = s.Value
 			case "__eqc_sentinel":
 				x.Sentinel = s.Value
+			case "__eqc_noreturn":
+				x.NoReturn = s.Value
 			}
 		}
 	}
-	if x.Ready == 0 || x.Sentinel == 0 {
+	if x.Ready == 0 || x.Sentinel == 0 || x.NoReturn == 0 {
 		return nil, fmt.Errorf("tracer: %s lacks the driver's hand-over symbols", path)
 	}
 	for _, d := range obj.Data {

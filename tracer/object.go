@@ -71,6 +71,7 @@ type Extern struct {
 	Variadic   bool
 	Ret        Param
 	Prototyped bool
+	NoReturn   bool // the declaration says it never returns (DW_AT_noreturn)
 }
 
 // DataSym is a data object defined by the object itself in a writable
@@ -226,6 +227,7 @@ func readDeclarations(f *elf.File) map[string]Extern {
 			decl, _ := e.Val(dwarf.AttrDeclaration).(bool)
 			proto, _ := e.Val(dwarf.AttrPrototyped).(bool)
 			x := Extern{Name: name, Kind: ExternFunc, Prototyped: proto}
+			x.NoReturn, _ = e.Val(dwarf.Attr(0x87)).(bool) // DW_AT_noreturn
 			x.Ret = Param{Kind: ScalarVoid}
 			if off, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
 				var ok bool

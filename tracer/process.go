@@ -631,7 +631,7 @@ func (p *Process) contLoop(res *Result, o *RunOptions) error {
 		}
 		at := regs.Rip - 1
 		bp := p.bps[at]
-		if at == p.exe.Sentinel || bp == nil || !p.bpsIn {
+		if at == p.exe.Sentinel || at == p.exe.NoReturn || bp == nil || !p.bpsIn {
 			return p.ended(res, ws)
 		}
 		if pending != 0 && pending != at {
@@ -742,6 +742,9 @@ func (p *Process) ended(res *Result, ws syscall.WaitStatus) error {
 			}
 		}
 		p.needRestart = true
+	case sig == syscall.SIGTRAP && regs.Rip-1 == p.exe.NoReturn:
+		res.Outcome = EndedInCall
+		regs.Rip--
 	case sig == syscall.SIGTRAP && regs.Rip-1 == p.exe.Sentinel:
 		res.Outcome = Returned
 		res.Rax, res.Rdx = regs.Rax, regs.Rdx

@@ -18,9 +18,13 @@ const (
 	Exited                       // the process died for another reason (RLIMIT_CPU, ...)
 	StepLimit                    // single-step mode: RunOptions.MaxSteps reached
 	Stopped                      // a callback returned false
+	// EndedInCall: the function called a stub of a callee that never
+	// returns (exit, abort, longjmp: LinkOptions.NoReturn), the last entry
+	// of the call log; the run ends there like the program would.
+	EndedInCall
 )
 
-var outcomeNames = [...]string{"returned", "fault", "syscall-denied", "timeout", "exited", "step-limit", "stopped"}
+var outcomeNames = [...]string{"returned", "fault", "syscall-denied", "timeout", "exited", "step-limit", "stopped", "ended-in-call"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
@@ -90,7 +94,7 @@ type Result struct {
 	Final          State  // machine state when the run ended (not for Timeout / Exited)
 	Calls          []Call // stub calls, in order
 	CallsTruncated bool
-	Memory         []Region // final contents of the globals and the heap (Returned, Fault, SyscallDenied, StepLimit, Stopped)
+	Memory         []Region // final contents of the globals and the heap (Returned, EndedInCall, Fault, SyscallDenied, StepLimit, Stopped)
 
 	States          []State // breakpoint mode: state at each hit, in order
 	StatesTruncated bool
@@ -110,6 +114,10 @@ func (r *Result) String() string {
 		return fmt.Sprintf("syscall-denied %s(%d) at %#x", r.SyscallName, r.Syscall, r.SyscallRip)
 	case Exited:
 		return fmt.Sprintf("exited status=%d signal=%v", r.ExitStatus, r.Signal)
+	case EndedInCall:
+		if len(r.Calls) > 0 {
+			return "ended in a call of " + r.Calls[len(r.Calls)-1].Name
+		}
 	}
 	return r.Outcome.String()
 }

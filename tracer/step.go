@@ -185,6 +185,8 @@ func (p *Process) stepLoop(res *Result, regs *syscall.PtraceRegs, fp *fpregs, o 
 		switch {
 		case pre.Rip == p.exe.Sentinel:
 			return end(Returned)
+		case pre.Rip == p.exe.NoReturn:
+			return end(EndedInCall)
 		case res.Steps >= maxSteps:
 			return end(StepLimit)
 		case time.Since(start) > timeout:

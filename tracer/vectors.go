@@ -191,7 +191,7 @@ func (g *generator) try(in *input) (kept, grew bool, err error) {
 			return false, false, err
 		}
 		switch res.Outcome {
-		case Returned:
+		case Returned, EndedInCall:
 		case Fault:
 			g.set.Faults++
 			return false, false, nil

@@ -185,7 +185,7 @@ func linear(b *ir.Builder, a ir.Term) (ir.Term, int64) {
 // is the same address): only obligations that assume the source returned
 // normally may use it. misses gains the rewritten addresses.
 func SkipFrameStores(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, misses Misses, ts []ir.Term) []ir.Term {
-	if len(misses) == 0 {
+	if len(misses) == 0 || ts == nil {
 		return ts
 	}
 	inFrame := func(a ir.Term, n uint32) bool {

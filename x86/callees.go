@@ -36,6 +36,9 @@ import (
 type Callees struct {
 	Protos map[string]*FuncDebug // callee name → its prototype
 	Sites  map[string]SiteArgs   // callee name → what the source's call sites set
+	// NoReturn are the callees either file's DWARF declares never to
+	// return (noreturn.go; StdNoReturn adds the standard ones).
+	NoReturn map[string]bool
 }
 
 // SiteArgs is what the call sites of one callee set before the call.
@@ -48,7 +51,7 @@ type SiteArgs struct {
 // PairCallees gives the callees of src and dst one prototype each (src's
 // file first) and the argument registers src's call sites set.
 func PairCallees(srcFile *File, src *Function, dstFile *File, dst *Function) *Callees {
-	c := &Callees{Protos: map[string]*FuncDebug{}, Sites: map[string]SiteArgs{}}
+	c := &Callees{Protos: map[string]*FuncDebug{}, Sites: map[string]SiteArgs{}, NoReturn: map[string]bool{}}
 	for _, fn := range []*Function{src, dst} {
 		for _, cs := range fn.CallSites {
 			name := calleeName(cs)
@@ -57,8 +60,10 @@ func PairCallees(srcFile *File, src *Function, dstFile *File, dst *Function) *Ca
 			}
 			for _, f := range []*File{srcFile, dstFile} {
 				if p, ok := f.Prototype(name); ok {
-					c.Protos[name] = p
-					break
+					if _, ok := c.Protos[name]; !ok {
+						c.Protos[name] = p
+					}
+					c.NoReturn[name] = c.NoReturn[name] || p.NoReturn
 				}
 			}
 		}

@@ -78,9 +78,12 @@ type FrameBase struct {
 
 // FuncDebug holds a function's DWARF facts.
 type FuncDebug struct {
-	Params    []Variable
-	Return    Type // Kind KindVoid for void functions
-	Variadic  bool
+	Params   []Variable
+	Return   Type // Kind KindVoid for void functions
+	Variadic bool
+	// NoReturn: the declaration says the function never returns
+	// (DW_AT_noreturn: C11 _Noreturn or the noreturn attribute).
+	NoReturn  bool
 	Locals    []Variable // including those of nested lexical blocks
 	FrameBase FrameBase
 }
@@ -116,12 +119,17 @@ type dieVar struct {
 	align    int64 // DW_AT_alignment; 0 when absent
 }
 
+// attrNoreturn is DW_AT_noreturn (DWARF 5, 0x87), which debug/dwarf does
+// not name.
+const attrNoreturn = dwarf.Attr(0x87)
+
 type dieSub struct {
 	dieVar
 	lowPC     uint64
 	hasLowPC  bool
 	frameBase []byte
 	variadic  bool
+	noreturn  bool
 	params    []*dieVar
 	locals    []*dieVar
 }
@@ -244,6 +252,7 @@ func (w *dwarfWalk) walk() error {
 				s.lowPC, s.hasLowPC = v, true
 			}
 			s.frameBase, _ = e.Val(dwarf.AttrFrameBase).([]byte)
+			s.noreturn, _ = e.Val(attrNoreturn).(bool)
 			if proto, _ := e.Val(dwarf.AttrPrototyped).(bool); s.decl && !proto {
 				// Declared without a prototype (C's f()): the call
 				// sites say what is passed, as for a variadic callee.
@@ -357,7 +366,7 @@ func (w *dwarfWalk) varType(v *dieVar) Type {
 }
 
 func (w *dwarfWalk) funcDebug(s *dieSub) *FuncDebug {
-	fd := &FuncDebug{Return: w.varType(&s.dieVar), Variadic: s.variadic, FrameBase: frameBase(s.frameBase)}
+	fd := &FuncDebug{Return: w.varType(&s.dieVar), Variadic: s.variadic, NoReturn: s.noreturn, FrameBase: frameBase(s.frameBase)}
 	// A concrete out-of-line copy may list its parameters only through the
 	// abstract origin; take them from there when it lists none.
 	params := s.params
@@ -365,6 +374,11 @@ func (w *dwarfWalk) funcDebug(s *dieSub) *FuncDebug {
 		if o := w.subs[s.origin]; o != nil {
 			params = o.params
 			fd.Variadic = fd.Variadic || o.variadic
+		}
+	}
+	if s.origin != 0 {
+		if o := w.subs[s.origin]; o != nil {
+			fd.NoReturn = fd.NoReturn || o.noreturn
 		}
 	}
 	for _, p := range params {

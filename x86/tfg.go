@@ -98,8 +98,12 @@ func BuildTFG(b *ir.Builder, fn *Function, opts TFGOptions) *ir.TFG {
 	for _, cs := range fn.CallSites {
 		l.calls[cs.Inst] = cs
 	}
+	l.live = l.liveBlocks()
 	l.addNodes()
 	for _, bi := range fn.RPO {
+		if !l.live[bi] {
+			continue
+		}
 		blk := &fn.Blocks[bi]
 		l.liftFrom(blk, blk.First)
 		for i := blk.First + 1; i < blk.First+blk.Len; i++ {
@@ -130,6 +134,7 @@ type lifter struct {
 	nodeAt      map[int]ir.NodeID // instruction index → node starting there
 	blockNode   []ir.NodeID       // block index → node at its head
 	calls       map[int]CallSite  // instruction index → call site
+	live        []bool            // block index → reachable (noreturn.go)
 	unsupported map[string]bool
 }
 
@@ -152,6 +157,9 @@ func (l *lifter) addNodes() {
 		return ok && !cs.Tail
 	}
 	for _, bi := range fn.RPO {
+		if !l.live[bi] {
+			continue
+		}
 		blk := &fn.Blocks[bi]
 		kind := ir.NodeBlock
 		switch {
@@ -164,7 +172,7 @@ func (l *lifter) addNodes() {
 		}
 		id := g.AddNode(blk.Start, kind)
 		l.blockNode[bi], l.nodeAt[blk.First] = id, id
-		for i := blk.First + 1; i < blk.First+blk.Len; i++ {
+		for i := blk.First + 1; i < blk.First+blk.Len && !l.endsRun(i-1); i++ {
 			if isCall(i) {
 				l.nodeAt[i] = g.AddNode(fn.Insts[i].Addr, ir.NodeCallSite)
 			}
@@ -245,6 +253,11 @@ func (l *lifter) liftFrom(blk *Block, i int) {
 			if u := l.call(p, in, cs, false); u != "" {
 				l.unsupported[u] = true
 				l.emit(from, p, g.Halt, ir.NoTerm, u)
+				return
+			}
+			if l.endsRun(j) {
+				// The run ends in the call (noreturn.go).
+				l.emit(from, p, g.Halt, ir.NoTerm, "")
 				return
 			}
 			if j == last {

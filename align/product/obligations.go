@@ -245,7 +245,10 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 	to := pr.Nodes[e.To]
 	if pair.IsEnd(dg, to.Key.Dst) {
 		if dg.Nodes[to.Key.Dst].Kind == ir.NodeHalt {
-			return true // both end abnormally
+			// Without a fault (live), both runs end in a call that does
+			// not return (x86/noreturn.go), observable like any call
+			// through the memory it leaves.
+			return check(where+": memory at a call that does not return", append(live, pr.p.MemoryDiffersOutsideStack(e.postS[x86.StateMem], e.postD[x86.StateMem], pr.simp)...)...)
 		}
 		return pr.exitObligations(e, live, check)
 	}

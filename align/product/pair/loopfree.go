@@ -201,6 +201,14 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	type run struct {
 		normal ir.Term   // returns normally: the exit path is taken and nothing on it faults
 		final  []ir.Term // state at the return, over the shared entry state
+		// ends: the run ends in a call that does not return (exit,
+		// abort, longjmp): the halt path is taken and nothing on it
+		// faults. The call is observable like every call, through the
+		// memory it leaves (its result in the calling convention's
+		// model, a function of its arguments and what it reads), so
+		// endMem, the memory after it, is compared.
+		ends   ir.Term
+		endMem ir.Term
 	}
 	sides := make([]run, 2)
 	var srcPaths []*ir.Edge // the source's exit and halt path sets
@@ -222,15 +230,22 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 				srcPaths = append(srcPaths, e)
 			}
 		}
-		r := run{normal: b.False()}
+		r := run{normal: b.False(), ends: b.False(), endMem: ir.NoTerm}
 		if exit != nil {
 			r.normal = b.And(exit.Cond, b.Not(exit.Fault))
 			r.final = exit.Transfer
 		}
+		if halt != nil && halt.Transfer != nil {
+			r.ends = b.And(halt.Cond, b.Not(halt.Fault))
+			r.endMem = halt.Transfer[x86.StateMem]
+		}
 		if k == 1 {
-			r.normal = sub.Apply(r.normal)
+			r.normal, r.ends = sub.Apply(r.normal), sub.Apply(r.ends)
 			if r.final != nil {
 				r.final = sub.ApplyAll(r.final)
+			}
+			if r.endMem != ir.NoTerm {
+				r.endMem = sub.Apply(r.endMem)
 			}
 		}
 		sides[k] = r
@@ -246,6 +261,9 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		// returned normally, where the rewrite is exact.
 		rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
 		src.final = ub.SkipFrameStores(b, p.Src.TFG.Simplifier, rsp0, misses, src.final)
+		if src.endMem != ir.NoTerm {
+			src.endMem = ub.SkipFrameStores(b, p.Src.TFG.Simplifier, rsp0, misses, []ir.Term{src.endMem})[0]
+		}
 	}
 	if calls {
 		// Every term the obligations read, in the calling convention's
@@ -253,15 +271,21 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		cc := p.CallConvention(p.SrcVar(x86.StateMem))
 		pre = cc.Rewrite(pre)
 		for _, r := range []*run{&src, &dst} {
-			r.normal = cc.Rewrite(r.normal)
+			r.normal, r.ends = cc.Rewrite(r.normal), cc.Rewrite(r.ends)
 			if r.final != nil {
 				r.final = cc.RewriteAll(r.final)
+			}
+			if r.endMem != ir.NoTerm {
+				r.endMem = cc.Rewrite(r.endMem)
 			}
 		}
 		var mems []ir.Term
 		for _, r := range []run{src, dst} {
 			if r.final != nil {
 				mems = append(mems, r.final[x86.StateMem])
+			}
+			if r.endMem != ir.NoTerm {
+				mems = append(mems, r.endMem)
 			}
 		}
 		if reason := p.callFrameReason(cc, mems...); reason != "" {
@@ -301,12 +325,20 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		out.Reason = "inconsistent-assumptions: the precondition is not satisfiable (" + r.Status.String() + " " + r.Reason + ")"
 		return out
 	}
-	// Both return normally, or neither does.
-	if !check("same-termination", b.Xor(src.normal, dst.normal)) {
+	// Both return normally, or neither does; both end in a call that
+	// does not return, or neither does (what is left is a fault on both
+	// sides: the "both fail" clause).
+	if !check("same-termination", b.Or(b.Xor(src.normal, dst.normal), b.Xor(src.ends, dst.ends))) {
 		return out
 	}
+	if src.endMem != ir.NoTerm && dst.endMem != ir.NoTerm {
+		ends := b.And(src.ends, dst.ends)
+		if !check("memory at a call that does not return", append([]ir.Term{ends}, p.MemoryDiffersOutsideStack(src.endMem, dst.endMem, nil)...)...) {
+			return out
+		}
+	}
 	if src.final == nil || dst.final == nil {
-		// Neither ever returns: equivalent by the "both fail" clause.
+		// Neither ever returns.
 		out.Verdict, out.Reason = "equivalent", ""
 		out.Proof = p.loopFreeProof(assumptions, out.Obligations)
 		return out

@@ -5,6 +5,7 @@
    prototypes (oldstyle without one, logv variadic), so both compilers know
    the arguments; clang describes them in DWARF only at -O1 and up. */
 #include <stddef.h>
+#include <stdlib.h>
 
 extern int ext1(int);
 extern long ext2(long, int);
@@ -14,6 +15,7 @@ extern int logv(const char *fmt, ...);
 extern void *alloc(size_t);
 extern int many(int, int, int, int, int, int, int, int);
 extern int oldstyle();
+extern void fatal(int code) __attribute__((noreturn));
 
 int counter;
 
@@ -92,3 +94,20 @@ void once(const char *s)
 }
 
 int kr(int x) { return oldstyle(x, 2); }
+
+/* Calls that never return (x86/noreturn.go): exit is one by the C
+   standard, fatal by its declaration. The code after them is dead; the
+   calls themselves are compared. */
+void die(int *p)
+{
+	if (*p > 3)
+		exit(1);
+	exit(*p);
+}
+
+int checked(int x)
+{
+	if (x < 0)
+		fatal(x);
+	return x * 2;
+}
