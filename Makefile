@@ -6,10 +6,13 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 # Debian packages eqc needs: compilers for the benchmark matrix (gcc-12 is the
 # machine's gcc), the SMT solvers it races, libz3 for the in-process backend,
-# csmith for the corpus, binutils for the objdump oracle in the tests.
-APT_PACKAGES := gcc clang-16 libz3-dev z3 cvc5 boolector csmith libcsmith-dev binutils libc6-dev
+# csmith for the corpus, binutils for the objdump oracle in the tests,
+# llvm-16-dev for clang's keepsig plugin (bench/clangplugin), and make, tcl
+# and xz-utils for preparing the SPEC-like programs (bench/spec).
+APT_PACKAGES := gcc clang-16 libz3-dev z3 cvc5 boolector csmith libcsmith-dev binutils libc6-dev \
+	llvm-16-dev make tcl xz-utils
 
-.PHONY: all deps build vet test bench fuzz tsvc clean
+.PHONY: all deps build vet test bench fuzz tsvc spec clean
 
 all: build
 
@@ -52,6 +55,12 @@ fuzz: deps
 # override the per-check timeout and the parallelism (see README.md).
 tsvc: build
 	./scripts/tsvc.sh
+
+# The open SPEC-like suite (bench/spec): fetch the programs' sources from
+# Debian, build, sweep a sample (SAMPLE= per program; FULL=1 for all) and
+# print the tables; TIMEOUT=, JOBS=, OPT= as for the script (README.md).
+spec: build
+	./scripts/spec.sh
 
 clean:
 	rm -rf bin results/*/

@@ -72,6 +72,15 @@ type Result struct {
 	// TestVectors counts the inputs both binaries were run on before the
 	// proof search (differential testing of functions with loops).
 	TestVectors int `json:"test_vectors,omitempty"`
+	// The size of the two functions: instructions (assembly lines) and
+	// natural loops.
+	ALOCSrc  int `json:"aloc_src,omitempty"`
+	ALOCDst  int `json:"aloc_dst,omitempty"`
+	LoopsSrc int `json:"loops_src,omitempty"`
+	LoopsDst int `json:"loops_dst,omitempty"`
+	// CacheHits counts the queries the solver cache answered (set by the
+	// caller that owns the cache).
+	CacheHits int `json:"cache_hits,omitempty"`
 	// ProofPath is the proof file written for an equivalent verdict
 	// (eqc check --proof).
 	ProofPath string `json:"proof,omitempty"`
@@ -122,6 +131,8 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 		return res, err
 	}
 	p.OBVA, p.Models = models.Has(ub.OBVA), models
+	res.ALOCSrc, res.ALOCDst = len(p.Src.Fn.Insts), len(p.Dst.Fn.Insts)
+	res.LoopsSrc, res.LoopsDst = len(p.Src.Fn.Loops), len(p.Dst.Fn.Loops)
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
@@ -168,7 +179,20 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 		res.Reason += "; differential test: " + diff.ubNote
 	}
 	if cex := out.Counterexample; cex != nil && ctx.Err() == nil {
-		confirm(ctx, req, models, cex, &res)
+		c := confirm(ctx, req, models, cex, &res)
+		if res.Input == nil && c != nil && c.UB != nil && !out.HasLoops && ctx.Err() == nil {
+			// The solver's input has undefined behaviour the model
+			// excludes; ask again among small arguments (pair's
+			// smallinputs.go), which only looks for a counterexample.
+			p.SmallArgs = true
+			again := pair.CheckLoopFree(ctx, p, s)
+			p.SmallArgs = false
+			res.SMTQueries += again.SMTQueries
+			if again.Counterexample != nil && ctx.Err() == nil {
+				res.Reason += "; again with small arguments"
+				confirm(ctx, req, models, again.Counterexample, &res)
+			}
+		}
 	}
 	if !out.HasLoops && out.Verdict == Unknown && res.Input == nil && out.Counterexample != nil && ctx.Err() == nil {
 		// The solver's counterexample did not show in real runs (it may
@@ -202,8 +226,9 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 }
 
 // confirm runs both binaries on the counterexample and turns a real
-// difference into not-equivalent.
-func confirm(ctx context.Context, req Request, models ub.Set, cex *pair.Counterexample, res *Result) {
+// difference into not-equivalent. It returns the comparison (nil when the
+// runs failed).
+func confirm(ctx context.Context, req Request, models ub.Set, cex *pair.Counterexample, res *Result) *tracer.Confirmation {
 	in := tracer.Input{Globals: cex.Globals()}
 	for i := 0; i < 6; i++ {
 		in.Args = append(in.Args, cex.Arg(i))
@@ -217,7 +242,7 @@ func confirm(ctx context.Context, req Request, models ub.Set, cex *pair.Countere
 	}
 	if err != nil {
 		res.Reason += fmt.Sprintf("; not confirmed: running the counterexample failed: %v", err)
-		return
+		return nil
 	}
 	if !c.Differ {
 		detail := c.Detail
@@ -225,9 +250,10 @@ func confirm(ctx context.Context, req Request, models ub.Set, cex *pair.Countere
 			detail = "both binaries showed the same observables"
 		}
 		res.Reason += "; not confirmed by real runs: " + detail
-		return
+		return c
 	}
 	reportDifference(ctx, req, models, in, c, res)
+	return c
 }
 
 // reportDifference records a difference real runs confirmed on in: the

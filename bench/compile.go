@@ -33,8 +33,11 @@ type Object struct {
 	// Path; the compiler runs in the source's directory with the source
 	// named by its base name, so DWARF names the file without a directory.
 	Command []string
-	// Functions are the global functions the object defines, sorted.
-	Functions []string
+	// Functions are the global functions the object defines, sorted;
+	// Statics its static functions, sorted.
+	Functions, Statics []string
+	// Sizes are the functions' sizes in bytes (global and static).
+	Sizes map[string]uint64
 	// Cached reports that the object was already in outDir.
 	Cached bool
 }
@@ -97,10 +100,11 @@ func Compile(ctx context.Context, cc *Compiler, opt Opt, variant Variant, src, o
 	} else if err := runCompiler(ctx, cc, obj, flags); err != nil {
 		return Object{}, err
 	}
-	obj.Functions, err = GlobalFunctions(out)
+	syms, err := ReadFunctionSymbols(out)
 	if err != nil {
 		return Object{}, err
 	}
+	obj.Functions, obj.Statics, obj.Sizes = syms.Globals, syms.Statics, syms.Sizes
 	return obj, nil
 }
 

@@ -60,8 +60,36 @@
 //	target NAME FLAG...        a target flag set; sse4.2 = -msse4.2 is predefined
 //	opts LEVEL[+TARGET]...     default: O0 O1 O2 O3 O2+sse4.2 O3+sse4.2
 //
+//	static-functions yes|no    also check the static functions (default no;
+//	                           yes for recipes)
+//
 // Without suite.txt, every .c file is a source and every global function
 // it defines is checked. A bad manifest is a *ManifestError with its line.
+//
+// # Recipes: the open SPEC-like suite
+//
+// SPEC CPU is licensed, so "spec" is a suite of open real C programs that
+// plays its role: one recipe per program under spec/ (bzip2, gzip, xz,
+// lua, sqlite, grep, bc, gnugo). A recipe is a manifest over the sources'
+// directory plus three keys of its own:
+//
+//	package NAME     the Debian source package whose upstream tarball it builds
+//	dir PATH         the sources' directory in the unpacked tree (default .)
+//	prepare CMD...   a shell command run once in the tree's top directory
+//	                 (configure, generated headers; repeatable)
+//
+// Suite.Fetch gets the sources the first time: apt-get source
+// --download-only through a private deb-src list for this machine's Debian
+// release (the system's apt configuration is not touched), the orig
+// tarball unpacked (Debian's patches are not applied), the prepare
+// commands run; all under SpecRoot, once per package and set of prepare
+// commands. --suite spec is every recipe, --suite bzip2 one, and --suite
+// FILE a recipe of the user's own. Recipes check static functions, which
+// clang's module passes would otherwise change (docs/compile-flags.md):
+// every clang build of such a suite loads the keepsig pass plugin
+// (KeepSignaturesFlags, built from clangplugin/keepsig.cpp against
+// llvm-16-dev on first use). Stratified picks a size-stratified sample
+// of a suite's functions (eqc sweep --sample).
 //
 // # Caching
 //

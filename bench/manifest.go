@@ -33,14 +33,23 @@ func (e *ManifestError) Error() string {
 // every .c file as a source with functions discovered after compiling.
 // where names the directory in errors.
 func loadSuite(fsys fs.FS, defaultName, where string) (*Suite, error) {
-	s := &Suite{Name: defaultName, Matrix: DefaultMatrix()}
 	data, err := fs.ReadFile(fsys, ManifestName)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		return loadSuiteManifest(fsys, defaultName, where, "", nil)
 	case err != nil:
 		return nil, err
-	default:
-		if err := s.parseManifest(fsys, data, path.Join(where, ManifestName)); err != nil {
+	}
+	return loadSuiteManifest(fsys, defaultName, where, path.Join(where, ManifestName), data)
+}
+
+// loadSuiteManifest reads a suite from fsys with the given manifest text
+// (nil: none); where names the suite and manifestWhere the manifest in
+// errors.
+func loadSuiteManifest(fsys fs.FS, defaultName, where, manifestWhere string, data []byte) (*Suite, error) {
+	s := &Suite{Name: defaultName, Matrix: DefaultMatrix()}
+	if data != nil {
+		if err := s.parseManifest(fsys, data, manifestWhere); err != nil {
 			return nil, err
 		}
 	}
@@ -153,8 +162,13 @@ func (s *Suite) parseManifest(fsys fs.FS, data []byte, where string) error {
 			targets = append(targets, t)
 		case "opts":
 			opts, optsLine = args, lineNo
+		case "static-functions":
+			if len(args) != 1 || (args[0] != "yes" && args[0] != "no") {
+				return fail("static-functions takes yes or no")
+			}
+			s.StaticFunctions = args[0] == "yes"
 		default:
-			return fail("unknown key %q (want name, sources, support, functions, variant, cflags, compilers, target or opts)", key)
+			return fail("unknown key %q (want name, sources, support, functions, variant, cflags, compilers, target, opts or static-functions)", key)
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,8 +50,14 @@ type Suite struct {
 	Matrix    Matrix
 	// CFlags are extra flags for every build of the suite (-I, -D, -w).
 	CFlags []string
+	// StaticFunctions adds the static functions each object defines to
+	// the functions checked (when Functions is empty); clang builds then
+	// load the keepsig plugin (KeepSignaturesFlags) so that the optimizer
+	// keeps their signatures.
+	StaticFunctions bool
 
-	files fs.FS // the embedded files of a built-in suite
+	files  fs.FS   // the embedded files of a built-in suite
+	recipe *Recipe // the recipe of a suite fetched from Debian's sources
 }
 
 // UnknownSuiteError reports a suite name that is neither built in nor a
@@ -120,15 +127,67 @@ func Load(dir string) (*Suite, error) {
 }
 
 // Open resolves a --suite argument: an existing directory (or anything
-// that looks like a path) is loaded, anything else is a built-in name.
+// that looks like a path) is loaded, a file is a recipe (ParseRecipe), a
+// built-in recipe's name is that program's suite (both fetched by Fetch),
+// anything else is a built-in suite's name.
 func Open(nameOrDir string) (*Suite, error) {
 	if info, err := os.Stat(nameOrDir); err == nil && info.IsDir() {
 		return Load(nameOrDir)
+	} else if err == nil && info.Mode().IsRegular() {
+		// A recipe of the user's own, in the syntax of bench/spec.
+		data, err := os.ReadFile(nameOrDir)
+		if err != nil {
+			return nil, err
+		}
+		r, err := ParseRecipe(strings.TrimSuffix(filepath.Base(nameOrDir), ".txt"), nameOrDir, data)
+		if err != nil {
+			return nil, err
+		}
+		return r.Suite(), nil
 	}
 	if strings.ContainsRune(nameOrDir, filepath.Separator) || strings.HasPrefix(nameOrDir, ".") {
 		return Load(nameOrDir)
 	}
+	if slices.Contains(RecipeNames(), nameOrDir) {
+		r, err := BuiltinRecipe(nameOrDir)
+		if err != nil {
+			return nil, err
+		}
+		return r.Suite(), nil
+	}
 	return Builtin(nameOrDir)
+}
+
+// OpenAll resolves a --suite argument that may name several suites:
+// "spec" is every built-in recipe, in name order; anything else is Open's.
+func OpenAll(nameOrDir string) ([]*Suite, error) {
+	if nameOrDir != SpecSuite {
+		s, err := Open(nameOrDir)
+		if err != nil {
+			return nil, err
+		}
+		return []*Suite{s}, nil
+	}
+	var out []*Suite
+	for _, name := range RecipeNames() {
+		r, err := BuiltinRecipe(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r.Suite())
+	}
+	return out, nil
+}
+
+// Fetch gets a recipe suite's sources (apt-get source, unpack, the
+// recipe's prepare commands; all cached under SpecRoot) and reads its
+// manifest lines over them. Other suites need no fetching. log receives a
+// line per step that does work.
+func (s *Suite) Fetch(ctx context.Context, log io.Writer) error {
+	if s.recipe == nil || s.Dir != "" {
+		return nil
+	}
+	return s.prepareRecipe(ctx, log)
 }
 
 // Prepare puts a built-in suite's sources on disk under workDir, in a
@@ -138,6 +197,9 @@ func Open(nameOrDir string) (*Suite, error) {
 func (s *Suite) Prepare(workDir string) error {
 	if s.Dir != "" {
 		return nil
+	}
+	if s.recipe != nil {
+		return s.Fetch(context.Background(), io.Discard)
 	}
 	if s.files == nil {
 		panic("bench: suite " + s.Name + " has neither a directory nor embedded files")
@@ -237,14 +299,19 @@ func (s *Suite) Build(ctx context.Context, workDir string, parallel int) ([]Obje
 }
 
 // CheckedFunctions returns the functions of o that the suite checks: the
-// listed functions o defines, or all its global functions when the suite
-// lists none.
+// listed functions o defines, or all its global functions (and its static
+// ones, with StaticFunctions) when the suite lists none.
 func (s *Suite) CheckedFunctions(o Object) []string {
+	defined := o.Functions
+	if s.StaticFunctions {
+		defined = append(slices.Clone(o.Functions), o.Statics...)
+		sort.Strings(defined)
+	}
 	if len(s.Functions) == 0 {
-		return o.Functions
+		return defined
 	}
 	var out []string
-	for _, f := range o.Functions {
+	for _, f := range defined {
 		if slices.Contains(s.Functions, f) {
 			out = append(out, f)
 		}

@@ -39,6 +39,11 @@ type Config struct {
 	Out   string // results directory; objects go to Out/objects, built-in sources to Out/src
 	// MemBytes caps each worker's address space (prlimit --as); 0 = no cap.
 	MemBytes int64
+	// Sample, when positive, checks only that many functions of the
+	// suite, stratified by size (bench.Stratified over the source build
+	// of the first compiler); the same functions with every compiler,
+	// level and UB model.
+	Sample int
 	// Worker is the command that checks one function: argv of
 	// `eqc check`, to which the sweep appends --json --func F --ub U
 	// --engine E --timeout T SRC DST.
@@ -63,20 +68,24 @@ type Config struct {
 
 // Summary is what a sweep did.
 type Summary struct {
-	Planned  int      // checks the configuration asks for
-	Resumed  int      // of those, already in Out before this run
-	Ran      int      // checks run (and written) by this run
-	Proved   int      // this run's verdicts
-	NotEq    int      //
-	Unknown  int      //
-	Pending  int      // checks left undone (interrupted)
-	Failed   []string // sources that did not compile, one message each
+	Planned int      // checks the configuration asks for
+	Resumed int      // of those, already in Out before this run
+	Ran     int      // checks run (and written) by this run
+	Proved  int      // this run's verdicts
+	NotEq   int      //
+	Unknown int      //
+	Pending int      // checks left undone (interrupted)
+	Failed  []string // sources that did not compile, one message each
+	// Pairings count, per compiler and target setting, the functions of
+	// the source builds and those without a counterpart in the optimized
+	// build (over the whole suite, sampled or not).
+	Pairings []Pairing
 	SetAside []string // corrupt results files moved out of the way
 	File     string   // the results file written ("" when no check ran)
 	// Over every planned check with a row (resumed or run now).
 	TotalProved, TotalNotEq, TotalUnknown int
 
-	SetupS   float64 // before the first check: compilers, resume, compile
+	SetupS   float64 // before the first check: fetch, compilers, resume, compile
 	ChecksS  float64 // from the first check started to the last finished
 	WriteS   float64 // writing the results file
 	WorkerS  float64 // sum of worker process wall times
@@ -121,6 +130,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
+	if err := cfg.Suite.Fetch(ctx, cfg.Log); err != nil {
+		return nil, fmt.Errorf("pipeline: suite %s: %w", cfg.Suite.Name, err)
+	}
 	if err := cfg.Suite.Prepare(filepath.Join(cfg.Out, "src")); err != nil {
 		return nil, fmt.Errorf("pipeline: suite %s: %w", cfg.Suite.Name, err)
 	}
@@ -133,7 +145,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	checks := plan(cfg, objs)
+	checks := plan(cfg, objs, sum)
 	sum.Planned = len(checks)
 	var todo []Check
 	for _, c := range checks {
@@ -162,7 +174,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 
 	t2 := time.Now()
 	if len(rows) > 0 {
-		file, err := writeRows(cfg.Out, rows)
+		file, err := writeRows(cfg.Out, cfg.Version, rows)
 		if err != nil {
 			return sum, err
 		}
@@ -263,6 +275,19 @@ func compile(ctx context.Context, cfg Config, compilers map[string]*bench.Compil
 			}
 		}
 	}
+	// A suite that checks static functions builds them with clang's
+	// keepsig plugin, without which clang changes their signatures.
+	extra := map[string][]string{}
+	for _, name := range cfg.Compilers {
+		extra[name] = cfg.Suite.CFlags
+		if cfg.Suite.StaticFunctions {
+			flags, err := bench.KeepSignaturesFlags(ctx, compilers[name])
+			if err != nil {
+				return nil, fmt.Errorf("pipeline: suite %s checks static functions: %w", cfg.Suite.Name, err)
+			}
+			extra[name] = append(slices.Clone(cfg.Suite.CFlags), flags...)
+		}
+	}
 	objDir := filepath.Join(cfg.Out, "objects")
 	var mu sync.Mutex
 	objs := map[objKey]bench.Object{}
@@ -271,7 +296,7 @@ func compile(ctx context.Context, cfg Config, compilers map[string]*bench.Compil
 	g.SetLimit(cfg.Jobs)
 	for _, j := range jobs {
 		g.Go(func() error {
-			obj, err := bench.Compile(ctx, j.cc, j.opt, j.v, j.src, objDir, cfg.Suite.CFlags...)
+			obj, err := bench.Compile(ctx, j.cc, j.opt, j.v, j.src, objDir, extra[j.key.compiler]...)
 			mu.Lock()
 			defer mu.Unlock()
 			var ce *bench.CompileError
@@ -302,12 +327,15 @@ func compile(ctx context.Context, cfg Config, compilers map[string]*bench.Compil
 	return objs, nil
 }
 
-// plan lists every check of the sweep, in key order.
-func plan(cfg Config, objs map[objKey]bench.Object) []Check {
+// plan lists every check of the sweep, in key order, and counts in sum
+// the functions that have no counterpart in the optimized build.
+func plan(cfg Config, objs map[objKey]bench.Object, sum *Summary) []Check {
+	sample := sampled(cfg, objs)
 	seen := map[Key]bool{}
 	var checks []Check
 	for _, cc := range cfg.Compilers {
 		for _, dopt := range cfg.DstOpts {
+			pairing := Pairing{Compiler: cc, Opt: dopt.String(), Dropped: map[string]int{}}
 			for _, v := range cfg.Suite.Variants {
 				for _, src := range cfg.Suite.Sources {
 					so, ok1 := objs[objKey{src, cc, cfg.SrcOpt.String(), v.Name}]
@@ -315,6 +343,7 @@ func plan(cfg Config, objs map[objKey]bench.Object) []Check {
 					if !ok1 || !ok2 {
 						continue
 					}
+					pairing.count(cfg.Suite, so, do)
 					var context []string
 					for _, sup := range cfg.Suite.Support {
 						if o, ok := objs[objKey{sup, cc, cfg.SrcOpt.String(), v.Name}]; ok {
@@ -324,6 +353,9 @@ func plan(cfg Config, objs map[objKey]bench.Object) []Check {
 					srcFuncs := cfg.Suite.CheckedFunctions(so)
 					for _, f := range cfg.Suite.CheckedFunctions(do) {
 						if !slices.Contains(srcFuncs, f) {
+							continue
+						}
+						if sample != nil && !sample[[2]string{so.Benchmark, f}] {
 							continue
 						}
 						for _, ub := range cfg.UBModels {
@@ -339,10 +371,85 @@ func plan(cfg Config, objs map[objKey]bench.Object) []Check {
 					}
 				}
 			}
+			sum.Pairings = append(sum.Pairings, pairing)
 		}
 	}
 	sort.SliceStable(checks, func(i, j int) bool { return checks[i].Key.less(checks[j].Key) })
 	return checks
+}
+
+// Pairing counts, for one compiler and target setting, the functions the
+// suite checks in the source builds and what became of them in the
+// optimized builds.
+type Pairing struct {
+	Compiler, Opt string
+	Functions     int            // in the source builds
+	Paired        int            // of those, also in the optimized build
+	Dropped       map[string]int // the others, by reason
+}
+
+// count adds one source file's functions.
+func (p *Pairing) count(s *bench.Suite, so, do bench.Object) {
+	dst := s.CheckedFunctions(do)
+	for _, f := range s.CheckedFunctions(so) {
+		p.Functions++
+		if slices.Contains(dst, f) {
+			p.Paired++
+			continue
+		}
+		p.Dropped[dropReason(f, do)]++
+	}
+}
+
+// dropReason says why a source function has no counterpart in the
+// optimized object: the compiler renamed it (a clone or a split part,
+// NAME.isra.0, NAME.constprop.0, NAME.part.0, NAME.cold), or it is not
+// there at all (inlined into every caller, or removed as unused).
+func dropReason(f string, do bench.Object) string {
+	for _, names := range [][]string{do.Functions, do.Statics} {
+		for _, g := range names {
+			if rest, ok := strings.CutPrefix(g, f+"."); ok {
+				kind, _, _ := strings.Cut(rest, ".")
+				return "renamed by the optimizer (NAME." + kind + ")"
+			}
+		}
+	}
+	return "not in the optimized build (inlined or removed)"
+}
+
+// sampled returns the functions (benchmark, name) a sweep with Sample
+// checks, or nil when it checks all.
+func sampled(cfg Config, objs map[objKey]bench.Object) map[[2]string]bool {
+	if cfg.Sample <= 0 {
+		return nil
+	}
+	var all []bench.SampledFunction
+	seen := map[[2]string]bool{}
+	for _, cc := range cfg.Compilers {
+		for _, v := range cfg.Suite.Variants {
+			for _, src := range cfg.Suite.Sources {
+				so, ok := objs[objKey{src, cc, cfg.SrcOpt.String(), v.Name}]
+				if !ok {
+					continue
+				}
+				for _, f := range cfg.Suite.CheckedFunctions(so) {
+					k := [2]string{so.Benchmark, f}
+					if !seen[k] {
+						seen[k] = true
+						all = append(all, bench.SampledFunction{Benchmark: so.Benchmark, Name: f, Size: so.Sizes[f]})
+					}
+				}
+			}
+		}
+		if len(all) > 0 {
+			break // the first compiler with source objects decides
+		}
+	}
+	out := map[[2]string]bool{}
+	for _, f := range bench.Stratified(all, cfg.Sample) {
+		out[[2]string{f.Benchmark, f.Name}] = true
+	}
+	return out
 }
 
 // runChecks runs the checks, at most Jobs at once, and returns the rows of
@@ -395,6 +502,8 @@ func makeRow(cfg Config, c Check, out outcome, started time.Time) results.Row {
 		ProductNodes: out.res.ProductNodes, ProductEdges: out.res.ProductEdges,
 		AlignmentPredicatesTried: out.res.AlignmentPredicatesTried, CorrelationsTried: out.res.CorrelationsTried,
 		Candidates: out.res.Candidates, Invariants: out.res.Invariants,
+		ALOCSrc: out.res.ALOCSrc, ALOCDst: out.res.ALOCDst, LoopsSrc: out.res.LoopsSrc, LoopsDst: out.res.LoopsDst,
+		TestVectors: out.res.TestVectors, CacheHits: out.res.CacheHits, CPUS: out.procCPU.Seconds(),
 		TimeoutS: cfg.Timeout.Seconds(), EQCVersion: cfg.Version, StartedAt: started,
 		SrcFile: c.SrcFile, DstFile: c.DstFile, Variant: c.Variant,
 	}
@@ -429,7 +538,7 @@ func makeRow(cfg Config, c Check, out outcome, started time.Time) results.Row {
 
 // writeRows writes the rows of this run to a new file under dir through the
 // atomic writer: the name appears only when the file is complete.
-func writeRows(dir string, rows []results.Row) (string, error) {
+func writeRows(dir, version string, rows []results.Row) (string, error) {
 	base := "run-" + time.Now().UTC().Format("20060102T150405Z")
 	for i := 0; ; i++ {
 		name := base
@@ -437,7 +546,7 @@ func writeRows(dir string, rows []results.Row) (string, error) {
 			name = fmt.Sprintf("%s-%d", base, i)
 		}
 		path := filepath.Join(dir, name+".parquet")
-		w, err := results.Create(path)
+		w, err := results.Create(path, results.Version(version))
 		var exists *results.ExistsError
 		if errors.As(err, &exists) {
 			continue

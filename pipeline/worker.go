@@ -67,6 +67,12 @@ type workerResult struct {
 	Input                    json.RawMessage `json:"input,omitempty"`
 	Observed                 []string        `json:"observed,omitempty"`
 	Proof                    string          `json:"proof,omitempty"` // the proof file written (--proof)
+	ALOCSrc                  int64           `json:"aloc_src,omitempty"`
+	ALOCDst                  int64           `json:"aloc_dst,omitempty"`
+	LoopsSrc                 int64           `json:"loops_src,omitempty"`
+	LoopsDst                 int64           `json:"loops_dst,omitempty"`
+	TestVectors              int64           `json:"test_vectors,omitempty"`
+	CacheHits                int64           `json:"cache_hits,omitempty"`
 }
 
 // verifierResult is the JSON object `eqc proof verify --json` prints.
@@ -80,6 +86,7 @@ type verifierResult struct {
 type outcome struct {
 	res      workerResult
 	procWall time.Duration // worker process, start to exit
+	procCPU  time.Duration // its CPU time and that of what it waited for
 	errText  string        // stderr or a description, for the error column
 	// proofVerified: the worker's proof (res.Proof) was rechecked by the
 	// verifier and accepted; proofNote says why not, when it was not.
@@ -108,7 +115,7 @@ func runWorker(ctx context.Context, cfg *Config, c Check) (outcome, error) {
 	}
 	args = append(args, c.SrcFile, c.DstFile)
 	w := RunCheckWorker(ctx, cfg.limits(), append(append([]string{}, cfg.Worker...), args...))
-	out := outcome{procWall: w.Wall}
+	out := outcome{procWall: w.Wall, procCPU: w.CPU}
 	if ctx.Err() != nil {
 		return out, errInterrupted
 	}
@@ -167,10 +174,13 @@ func FindPrlimit() (string, error) { return exec.LookPath("prlimit") }
 
 // Process is how one worker process ended.
 type Process struct {
-	Stdout   []byte
-	Stderr   string // the first 64 KiB
-	Err      error  // from exec.Cmd.Run
-	Wall     time.Duration
+	Stdout []byte
+	Stderr string // the first 64 KiB
+	Err    error  // from exec.Cmd.Run
+	Wall   time.Duration
+	// CPU is the user and system time of the process and of the
+	// descendants it waited for (solver processes, traced binaries).
+	CPU      time.Duration
 	TimedOut bool // killed at its Deadline
 }
 
@@ -223,7 +233,11 @@ func RunProcess(ctx context.Context, lim Limits, argv []string) Process {
 	if cmd.Process != nil {
 		killSession(cmd.Process.Pid) // what it left running
 	}
-	return Process{Stdout: stdout.Bytes(), Stderr: stderr.String(), Err: err, Wall: wall,
+	var cpu time.Duration
+	if cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	return Process{Stdout: stdout.Bytes(), Stderr: stderr.String(), Err: err, Wall: wall, CPU: cpu,
 		TimedOut: wctx.Err() != nil && ctx.Err() == nil}
 }
 

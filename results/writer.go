@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -38,6 +39,10 @@ func RowGroupRows(n int) Option {
 // rather than replaced, so a corrupt file is never silently lost.
 func Overwrite() Option { return func(w *Writer) { w.overwrite = true } }
 
+// Version names the eqc version that writes the file, in the Parquet
+// footer's created_by ("eqc version V(build schema N)").
+func Version(v string) Option { return func(w *Writer) { w.version = v } }
+
 // Metadata adds a key/value pair to the file's metadata (e.g. the sweep's
 // command line).
 func Metadata(key, value string) Option {
@@ -67,6 +72,7 @@ type Writer struct {
 	path      string
 	groupRows int
 	overwrite bool
+	version   string
 	meta      [][2]string
 
 	mu      sync.Mutex
@@ -106,7 +112,7 @@ func Create(path string, opts ...Option) (*Writer, error) {
 	}
 	popts := []parquet.WriterOption{
 		parquet.Compression(&parquet.Snappy),
-		parquet.CreatedBy("eqc", SchemaVersion, ""),
+		parquet.CreatedBy("eqc", cmp.Or(w.version, "unknown"), "schema "+SchemaVersion),
 		parquet.KeyValueMetadata(MetadataSchemaVersion, SchemaVersion),
 	}
 	for _, kv := range w.meta {

@@ -23,7 +23,7 @@ func TestRoundTripRandomRows(t *testing.T) {
 		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "r.parquet")
 			want := randomRows(tc.seed, tc.n)
-			w, err := Create(path, RowGroupRows(tc.groups))
+			w, err := Create(path, RowGroupRows(tc.groups), Version("v1.2-test"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,6 +55,9 @@ func TestRoundTripRandomRows(t *testing.T) {
 			}
 			if v, _ := pf.Lookup(MetadataSchemaVersion); v != SchemaVersion {
 				t.Errorf("schema version metadata %q, want %q", v, SchemaVersion)
+			}
+			if by, want := pf.Metadata().CreatedBy, "eqc version v1.2-test(build schema "+SchemaVersion+")"; by != want {
+				t.Errorf("created_by %q, want %q", by, want)
 			}
 		})
 	}

@@ -109,7 +109,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			o.pairs = append(o.pairs, checkPair{f, f})
 		}
 	}
-	s, _, err := prove.New(prove.Options{Backends: strings.Split(*solvers, ","), CacheSize: 4096})
+	s, cache, err := prove.New(prove.Options{Backends: strings.Split(*solvers, ","), CacheSize: 4096})
 	if err != nil {
 		fmt.Fprintf(stderr, "eqc check: %v\n", err)
 		return exitUsage
@@ -125,8 +125,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	defer s.Close()
 	for _, pr := range o.pairs {
 		testHooks(pr.src)
+		var hits0 int64
+		if cache != nil {
+			hits0 = cache.Stats().Hits
+		}
 		res, err := align.Check(context.Background(), align.Request{
 			SrcPath: o.srcPath, SrcFunc: pr.src, DstPath: o.dstPath, DstFunc: pr.dst, UB: o.ub, Engine: o.engine, Timeout: o.timeout, Context: o.contexts}, s)
+		if cache != nil {
+			res.CacheHits = int(cache.Stats().Hits - hits0)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "eqc check: %v\n", err)
 			rep.worse(exitBadInput)

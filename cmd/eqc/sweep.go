@@ -35,7 +35,7 @@ const exitInterrupted = 130
 func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	suiteArg := fs.String("suite", "", "built-in suite name (tsvc, corpus) or a suite directory")
+	suiteArg := fs.String("suite", "", "built-in suite name (tsvc, corpus), spec (every recipe), a recipe's program (bzip2, lua, ...), or a suite directory")
 	ccList := fs.String("cc", "", "comma-separated compilers (default: the suite's, gcc-12,clang-16)")
 	optList := fs.String("opt", "O3", "comma-separated target optimization settings (O3, O2+sse4.2, O2+fwrapv, O2+fno-strict-aliasing, ...)")
 	srcOpt := fs.String("src-opt", "O0", "optimization setting of the source side")
@@ -46,8 +46,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	jobs := fs.Int("jobs", 0, "checks at once (0: one per CPU)")
 	out := fs.String("out", "", "results directory (default: results/<suite>)")
 	mem := fs.String("mem", defaultMem, "address-space cap of each worker (prlimit --as), e.g. 4G, 512M; 0 for none")
+	sample := fs.Int("sample", 0, "check only N functions of each suite, stratified by size (0: all)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eqc sweep --suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES]\n")
+		fmt.Fprintf(stderr, "usage: eqc sweep --suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES] [--sample N]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -73,6 +74,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if *jobs < 0 {
 		return usage("--jobs must be >= 0")
 	}
+	if *sample < 0 {
+		return usage("--sample must be >= 0")
+	}
 	memBytes, err := parseBytes(*mem)
 	if err != nil {
 		return usage("--mem: %v", err)
@@ -81,7 +85,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("--ub: %v", err)
 	}
-	suite, err := bench.Open(*suiteArg)
+	suites, err := bench.OpenAll(*suiteArg)
 	if err != nil {
 		var unknown *bench.UnknownSuiteError
 		if errors.As(err, &unknown) {
@@ -90,6 +94,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eqc sweep: %v\n", err)
 		return exitBadInput
 	}
+	suite := suites[0]
 	targets := slices.Clone(bench.BuiltinTargets)
 	for _, o := range suite.Matrix.Opts {
 		if o.Target.Name != "" {
@@ -122,7 +127,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	outDir := *out
 	if outDir == "" {
-		outDir = filepath.Join("results", suite.Name)
+		outDir = filepath.Join("results", filepath.Base(filepath.Clean(*suiteArg)))
+		if len(suites) == 1 {
+			outDir = filepath.Join("results", suite.Name)
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -136,33 +144,45 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // a second signal kills the sweep at once
 	}()
-	sum, err := pipeline.Run(ctx, pipeline.Config{
-		Suite: suite, Compilers: compilers, SrcOpt: src, DstOpts: dsts, UBModels: ubModels,
-		Engine: *engine, Timeout: *timeout, Jobs: *jobs, Out: outDir, MemBytes: memBytes,
-		Worker: []string{exe, "check"}, Verifier: []string{exe, "proof", "verify"}, Env: []string{checkWorkerEnv + "=1"},
-		Version: version, Log: stderr, Progress: isTerminal(stderr),
-	})
-	if err != nil {
-		var missing *bench.MissingToolError
-		if errors.As(err, &missing) {
-			fmt.Fprintf(stderr, "eqc sweep: missing compiler %s: %v\n", missing.Tool, err)
-			return exitBadInput
+	var total pipeline.Summary
+	failed := false
+	for _, suite := range suites {
+		if ctx.Err() != nil {
+			break
 		}
-		fmt.Fprintf(stderr, "eqc sweep: %v\n", err)
-		if sum == nil {
-			return exitBadInput
+		sum, err := pipeline.Run(ctx, pipeline.Config{
+			Suite: suite, Compilers: compilers, SrcOpt: src, DstOpts: dsts, UBModels: ubModels,
+			Engine: *engine, Timeout: *timeout, Jobs: *jobs, Out: outDir, MemBytes: memBytes, Sample: *sample,
+			Worker: []string{exe, "check"}, Verifier: []string{exe, "proof", "verify"}, Env: []string{checkWorkerEnv + "=1"},
+			Version: version, Log: stderr, Progress: isTerminal(stderr),
+		})
+		if err != nil {
+			failed = true
+			var missing *bench.MissingToolError
+			if errors.As(err, &missing) {
+				fmt.Fprintf(stderr, "eqc sweep: missing %s: %v\n", missing.Tool, err)
+			} else {
+				fmt.Fprintf(stderr, "eqc sweep: %v\n", err)
+			}
+			if sum == nil {
+				continue // the next suite may still run
+			}
 		}
+		printSummary(stdout, suite.Name, outDir, sum)
+		failed = failed || len(sum.Failed) > 0
+		total.Pending += sum.Pending
+		total.TotalNotEq += sum.TotalNotEq
+		total.TotalUnknown += sum.TotalUnknown
 	}
-	printSummary(stdout, suite.Name, outDir, sum)
 	switch {
 	case ctx.Err() != nil:
-		fmt.Fprintf(stderr, "eqc sweep: interrupted: %d check(s) not run; run the same command again to resume\n", sum.Pending)
+		fmt.Fprintf(stderr, "eqc sweep: interrupted: %d check(s) not run; run the same command again to resume\n", total.Pending)
 		return exitInterrupted
-	case err != nil, len(sum.Failed) > 0:
+	case failed:
 		return exitBadInput
-	case sum.TotalNotEq > 0:
+	case total.TotalNotEq > 0:
 		return exitNotEquivalent
-	case sum.TotalUnknown > 0:
+	case total.TotalUnknown > 0:
 		return exitUnknown
 	}
 	return exitEquivalent
@@ -179,6 +199,22 @@ func printSummary(w io.Writer, suite, out string, s *pipeline.Summary) {
 		s.TotalProved, s.TotalNotEq, s.TotalUnknown)
 	if len(s.Failed) > 0 {
 		fmt.Fprintf(w, "%d source(s) did not compile (see stderr)\n", len(s.Failed))
+	}
+	for _, p := range s.Pairings {
+		fmt.Fprintf(w, "functions %s %s: %d of the source build's %d are in the optimized build", p.Compiler, p.Opt, p.Paired, p.Functions)
+		reasons := make([]string, 0, len(p.Dropped))
+		for r := range p.Dropped {
+			reasons = append(reasons, r)
+		}
+		slices.Sort(reasons)
+		for i, r := range reasons {
+			sep := "; "
+			if i == 0 {
+				sep = "; dropped: "
+			}
+			fmt.Fprintf(w, "%s%d %s", sep, p.Dropped[r], r)
+		}
+		fmt.Fprintln(w)
 	}
 	if s.File != "" {
 		fmt.Fprintf(w, "wrote %s\n", s.File)

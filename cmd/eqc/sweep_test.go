@@ -143,6 +143,12 @@ func TestSweepEndToEndAndResume(t *testing.T) {
 	if r := byFunc["f"]; r.Verdict != "equivalent" || r.Benchmark != "arith" || r.SMTQueries == 0 {
 		t.Errorf("f: %+v, want equivalent from benchmark arith with SMT queries", r)
 	}
+	for _, r := range rows {
+		// The columns of the work every check does.
+		if r.ALOCSrc == 0 || r.ALOCDst == 0 || r.CPUS <= 0 || r.WallS <= 0 {
+			t.Errorf("%s: aloc %d/%d cpu_s %g wall_s %g, want all set", r.Function, r.ALOCSrc, r.ALOCDst, r.CPUS, r.WallS)
+		}
+	}
 	if r := byFunc["f"]; !r.ProofVerified || r.ProofFile == "" || r.Error != "" {
 		t.Errorf("f: proof %q verified %v (%s), want a proof eqc proof verify accepted", r.ProofFile, r.ProofVerified, r.Error)
 	} else if _, err := os.Stat(r.ProofFile); err != nil {
@@ -320,5 +326,41 @@ func TestSweepMemoryCap(t *testing.T) {
 	rows := readRows(t, out)
 	if len(rows) != 1 || rows[0].Reason != "memout" || rows[0].Error == "" {
 		t.Errorf("rows %+v, want one memout with the worker's stderr", rows)
+	}
+}
+
+// TestSweepRecipe runs the recipe machinery end to end on two small
+// functions of bzip2 (testdata/bzip2-small.txt): the sources are fetched
+// from Debian (apt-get source, once per machine, into bench.SpecRoot),
+// built with both compilers (clang with the keepsig plugin) and swept.
+func TestSweepRecipe(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"sweep", "--suite", "testdata/bzip2-small.txt", "--opt", "O2", "--timeout", "30s", "--jobs", "2", "--out", out}
+	code, stdout, stderr := runEQC(t, args...)
+	if code != exitEquivalent && code != exitUnknown {
+		t.Fatalf("sweep exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	rows := readRows(t, out)
+	if len(rows) != 4 {
+		t.Fatalf("%d rows, want 4 (2 functions, 2 compilers):\n%s\n%s", len(rows), stdout, stderr)
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[r.Compiler+" "+r.Function] = true
+		if r.Suite != "bzip2-small" || r.SrcOpt != "O0" || r.DstOpt != "O2" || r.Verdict == "" {
+			t.Errorf("row: %+v", r)
+		}
+		if want := map[string]string{"default_bzfree": "bzlib", "bsPutUInt32": "compress"}[r.Function]; r.Benchmark != want {
+			t.Errorf("%s: benchmark %q, want %q", r.Function, r.Benchmark, want)
+		}
+		if r.Compiler == "clang-16" && !strings.Contains(r.CFlags, "-fpass-plugin=") {
+			t.Errorf("clang row without the keepsig plugin: cflags %q", r.CFlags)
+		}
+		if r.Verdict == "not-equivalent" {
+			t.Errorf("%s %s: a correct compilation called not-equivalent: %+v", r.Compiler, r.Function, r)
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("rows %v, want both functions with both compilers", seen)
 	}
 }

@@ -17,7 +17,11 @@ import (
 const (
 	longRunSteps  = 150000
 	shortRunSteps = 4000
-	coRuns        = 8
+	coRuns        = 9
+	// zeroRun is the co-execution whose integer arguments are 0: an empty
+	// range, a loop not entered, the path to what follows it (an error
+	// exit, a default result), which no other run takes.
+	zeroRun = 8
 )
 
 // Co-execution: both lifted functions run on the same concrete entry
@@ -169,11 +173,13 @@ func (p *Pair) newCoRun(k int) *CoRun {
 	// Runs 5 and 6 take their arguments just below the largest constant
 	// the target compares with (a loop bound), where a versioned loop
 	// keeps its paths for short trip counts.
-	narrow, strs, nparams := p.registerParams()
+	narrow, strs, ptrs, nparams := p.registerParams()
 	consts := p.boundConstants()
 	for i, r := range x86.CalleeArgRegs {
 		a := env.hash("arg", uint64(i)) % 64
 		switch {
+		case k == zeroRun && !ptrs[i] && !strs[i]:
+			a = 0
 		case (k == 5 || k == 6) && len(consts) > 0:
 			a = consts[len(consts)-1] - uint64(2*k-9) // the largest, less 1 or 3
 		case k%4 == 1:
@@ -268,36 +274,39 @@ func (p *Pair) boundConstants() []uint64 {
 // parameters (all of them when there is no signature, or one too
 // complicated to follow).
 func (p *Pair) NarrowArgs() ([]bool, int) {
-	narrow, _, n := p.registerParams()
+	narrow, _, _, n := p.registerParams()
 	return narrow, n
 }
 
 // registerParams walks the source's DWARF signature over the integer
 // argument registers: per register, whether its parameter is narrower
-// than 8 bytes and whether it points to a char type (co-executions pass
-// a NUL-terminated string there: a string function reads until the NUL,
-// which the memory's default byte seldom is); and how many registers
+// than 8 bytes, whether it is a pointer, and whether it points to a char
+// type (co-executions pass a NUL-terminated string there: a string
+// function reads until the NUL, which the memory's default byte seldom
+// is); and how many registers
 // carry parameters (all of them when there is no signature, or one too
 // complicated to follow).
-func (p *Pair) registerParams() (narrow, str []bool, n int) {
-	narrow, str = make([]bool, len(x86.CalleeArgRegs)), make([]bool, len(x86.CalleeArgRegs))
+func (p *Pair) registerParams() (narrow, str, ptr []bool, n int) {
+	k := len(x86.CalleeArgRegs)
+	narrow, str, ptr = make([]bool, k), make([]bool, k), make([]bool, k)
 	f := p.Src.Fn.Func
 	if f == nil || f.Debug == nil || f.Debug.Variadic {
-		return narrow, str, len(narrow)
+		return narrow, str, ptr, len(narrow)
 	}
 	for _, v := range f.Debug.Params {
 		switch v.Type.Kind {
 		case x86.KindInt, x86.KindBool, x86.KindEnum, x86.KindPointer:
 		default:
-			return narrow, str, len(narrow) // elsewhere, or in several registers: stop
+			return narrow, str, ptr, len(narrow) // elsewhere, or in several registers: stop
 		}
 		if n < len(narrow) {
 			narrow[n] = v.Type.Size > 0 && v.Type.Size < 8
 			str[n] = IsCharPointer(v.Type)
+			ptr[n] = v.Type.Kind == x86.KindPointer
 		}
 		n++
 	}
-	return narrow, str, n
+	return narrow, str, ptr, n
 }
 
 // execute runs g from the entry on st for at most maxSteps edges,

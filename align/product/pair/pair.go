@@ -40,6 +40,10 @@ type Pair struct {
 	// Callees gives both lifts each callee's prototype and the argument
 	// registers the source's call sites set (x86.PairCallees).
 	Callees *x86.Callees
+	// SmallArgs restricts the loop-free engine to small integer arguments,
+	// to look for a counterexample again; it then never proves
+	// (smallinputs.go).
+	SmallArgs bool
 
 	mirrorOffs []uint64 // AddressOffsets, computed once
 }

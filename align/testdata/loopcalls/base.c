@@ -3,6 +3,8 @@
    engine does: each callee is the same unknown function in both builds, of
    its arguments and of memory outside the caller's stack, so the calls of
    the two sides pair up one iteration at a time. */
+#include <stdlib.h>
+
 extern int ext1(int);
 extern void sink(int);
 extern double extd(double);
@@ -60,4 +62,14 @@ void report(int n)
 {
 	for (int i = 0; i < n; i++)
 		logv("%d: %d\n", i, a[i]);
+}
+
+/* A search that exits when the key is missing (x86/noreturn.go): the
+   zero co-execution (n = 0) shows the path around the loop to exit. */
+int findk(const int *p, int n, int k)
+{
+	for (int i = 0; i < n; i++)
+		if (p[i] == k)
+			return i;
+	exit(3);
 }

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `make spec` (after `make build`): sweep the open SPEC-like suite — the
+# real C programs of bench/spec/*.txt (bzip2, gzip, xz, lua, sqlite, grep,
+# bc, gnugo), fetched once from Debian's source packages into
+# $TMPDIR/eqc-bench-cache/spec — with both compilers (gcc-12, clang-16),
+# -O0 source against -O2 and -O3, UB model all, engine auto, one Parquet
+# row per check under results/spec, then print the tables.
+#
+# By default it checks a sample: SAMPLE functions of each program,
+# stratified by size (the same functions at every compiler and level), so
+# that the whole job fits in about half an hour on two cores. FULL=1
+# checks every function. TIMEOUT is the per-check timeout, JOBS the
+# checks at once (0: one per CPU), OPT the target levels. The sweep
+# resumes: checks with a row under results/spec are not run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-results/spec}
+sample=${SAMPLE:-6}
+if [ -n "${FULL:-}" ]; then
+  sample=0
+fi
+echo "== SPEC-like sweep: gcc-12 and clang-16, O0 vs ${OPT:-O2,O3}, ub all, engine auto, sample ${sample} per program (0: all) -> $out" >&2
+status=0
+bin/eqc sweep --suite spec --out "$out" --sample "$sample" --opt "${OPT:-O2,O3}" \
+  --jobs "${JOBS:-0}" --timeout "${TIMEOUT:-20s}" || status=$?
+# 0 all equivalent, 1 some not-equivalent, 2 some unknown: all are results.
+if [ "$status" -gt 2 ]; then
+  echo "eqc sweep failed (exit $status)" >&2
+  exit "$status"
+fi
+echo "== eqc report $out" >&2
+bin/eqc report "$out"
