@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // checkKey identifies one check: two rows with the same key are the same
@@ -59,6 +60,19 @@ type ReasonCount struct {
 	Count  int
 }
 
+// ReasonKind is what an unknown reason is, without its details: the
+// reason up to its first blank or ';', less a trailing ':'. Reasons name
+// addresses, callees and obligations ("invariants-too-weak: n0→dst 0x3b0:
+// …", "unsupported:calls (argument 1 of snprintf …)"), so no two of a
+// sweep would group; their kinds ("invariants-too-weak",
+// "unsupported:calls") do.
+func ReasonKind(reason string) string {
+	if i := strings.IndexAny(reason, " ;"); i >= 0 {
+		reason = reason[:i]
+	}
+	return strings.TrimSuffix(reason, ":")
+}
+
 // TopReasons is how many unknown reasons a Group keeps.
 const TopReasons = 3
 
@@ -72,7 +86,7 @@ type Group struct {
 	Unknown       int
 	MedianWallS   float64 // over every check of the group, whatever its verdict
 	MeanWallS     float64
-	TopUnknown    []ReasonCount // the TopReasons most frequent unknown reasons, most frequent first (ties by name)
+	TopUnknown    []ReasonCount // the TopReasons most frequent kinds of unknown reason (ReasonKind), most frequent first (ties by name)
 }
 
 // Summarize groups rows by GroupKey, in key order.
@@ -107,7 +121,7 @@ func summarize(k GroupKey, rs []*Row) Group {
 			g.NotEquivalent++
 		default:
 			g.Unknown++
-			reasons[r.Reason]++
+			reasons[ReasonKind(r.Reason)]++
 		}
 	}
 	g.MedianWallS, g.MeanWallS = median(walls), mean(walls)

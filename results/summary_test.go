@@ -302,3 +302,21 @@ func TestSearchTable(t *testing.T) {
 		t.Errorf("the report lacks the search table:\n%s", buf.String())
 	}
 }
+
+func TestReasonKind(t *testing.T) {
+	for _, tc := range [][2]string{
+		{"timeout", "timeout"},
+		{"memout", "memout"},
+		{"invariants-too-weak: n0→dst 0x3b0: addresses in the path conditions do not overlap", "invariants-too-weak"},
+		{"unsupported:calls (argument 1 of snprintf may point into the caller's frame)", "unsupported:calls"},
+		{"unsupported:STOSQ:rep with a non-constant count", "unsupported:STOSQ:rep"},
+		{"counterexample: return value; not confirmed by real runs: both binaries showed the same observables", "counterexample"},
+		{"no-correlation;x", "no-correlation"},
+		{"unsupported:vpgatherdd", "unsupported:vpgatherdd"},
+		{"", ""},
+	} {
+		if got := ReasonKind(tc[0]); got != tc[1] {
+			t.Errorf("ReasonKind(%q) = %q, want %q", tc[0], got, tc[1])
+		}
+	}
+}
