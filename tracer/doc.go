@@ -91,8 +91,10 @@
 // any stack arguments at the top of the fixed stack (rsp+8 16-byte aligned),
 // sets rdi rsi rdx rcx r8 r9 and xmm0-7 per the SysV ABI, rip to the function
 // and continues. The run ends Returned (at the sentinel: rax, rdx, xmm0),
-// Fault (signal, si_addr, rip), SyscallDenied, Timeout (killed), Exited,
-// StepLimit or Stopped (a callback said so). Every ending that leaves the
+// EndedInCall (a stub of a callee that never returns, such as exit, logged
+// its call and jumped to __eqc_noreturn), Fault (signal, si_addr, rip),
+// SyscallDenied, Timeout (killed), Exited, StepLimit or Stopped (a
+// callback said so). Every ending that leaves the
 // process stopped collects the final state, the call log and the observable
 // memory (the object's writable data symbols, the driver-defined externs and
 // the heap). A fault, a timeout or a death makes the next run restart the
