@@ -101,7 +101,6 @@ func buildKeepsig(ctx context.Context, cc *Compiler) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	src := filepath.Join(dir, "keepsig.cpp")
 	tmp, err := os.CreateTemp(dir, ".tmp-*.so")
 	if err != nil {
 		return "", err
@@ -124,7 +123,7 @@ func buildKeepsig(ctx context.Context, cc *Compiler) (string, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return "", &CompileError{Source: src, Compiler: cxx, Command: append([]string{cxx}, args...),
+		return "", &CompileError{Source: "bench/clangplugin/keepsig.cpp", Compiler: cxx, Command: append([]string{cxx}, args...),
 			FirstError: firstErrorLine(stderr.String()), Stderr: stderr.String()}
 	}
 	if err := os.Rename(tmp.Name(), out); err != nil {

@@ -3,6 +3,7 @@ package tracer
 import (
 	"debug/dwarf"
 	"debug/elf"
+	"eqc/x86"
 	"errors"
 	"fmt"
 	"os"
@@ -227,7 +228,7 @@ func readDeclarations(f *elf.File) map[string]Extern {
 			decl, _ := e.Val(dwarf.AttrDeclaration).(bool)
 			proto, _ := e.Val(dwarf.AttrPrototyped).(bool)
 			x := Extern{Name: name, Kind: ExternFunc, Prototyped: proto}
-			x.NoReturn, _ = e.Val(dwarf.Attr(0x87)).(bool) // DW_AT_noreturn
+			x.NoReturn, _ = e.Val(x86.AttrNoreturn).(bool)
 			x.Ret = Param{Kind: ScalarVoid}
 			if off, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
 				var ok bool

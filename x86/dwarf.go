@@ -119,9 +119,9 @@ type dieVar struct {
 	align    int64 // DW_AT_alignment; 0 when absent
 }
 
-// attrNoreturn is DW_AT_noreturn (DWARF 5, 0x87), which debug/dwarf does
+// AttrNoreturn is DW_AT_noreturn (DWARF 5, 0x87), which debug/dwarf does
 // not name.
-const attrNoreturn = dwarf.Attr(0x87)
+const AttrNoreturn = dwarf.Attr(0x87)
 
 type dieSub struct {
 	dieVar
@@ -252,7 +252,7 @@ func (w *dwarfWalk) walk() error {
 				s.lowPC, s.hasLowPC = v, true
 			}
 			s.frameBase, _ = e.Val(dwarf.AttrFrameBase).([]byte)
-			s.noreturn, _ = e.Val(attrNoreturn).(bool)
+			s.noreturn, _ = e.Val(AttrNoreturn).(bool)
 			if proto, _ := e.Val(dwarf.AttrPrototyped).(bool); s.decl && !proto {
 				// Declared without a prototype (C's f()): the call
 				// sites say what is passed, as for a variadic callee.
