@@ -3,12 +3,13 @@ package tracer
 import (
 	"debug/dwarf"
 	"debug/elf"
-	"eqc/x86"
 	"errors"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
+
+	"eqc/x86"
 )
 
 // DefaultExternSize is the size given to an undefined data symbol whose size
