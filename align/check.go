@@ -64,11 +64,15 @@ type Result struct {
 	CorrelationsTried        int `json:"correlations_tried,omitempty"`
 	// Candidates and Invariants count the loop engine's invariant
 	// conjuncts: learned, and kept by Houdini (Outcome).
-	Candidates  int      `json:"candidates,omitempty"`
-	Invariants  int      `json:"invariants,omitempty"`
-	Input       *Input   `json:"input,omitempty"`
-	Observed    []string `json:"observed,omitempty"`
-	Assumptions []string `json:"assumptions,omitempty"`
+	Candidates int      `json:"candidates,omitempty"`
+	Invariants int      `json:"invariants,omitempty"`
+	Input      *Input   `json:"input,omitempty"`
+	Observed   []string `json:"observed,omitempty"`
+	// Counterexample is the same difference in the source's terms
+	// (explain.go): parameters and memory by name and type, values in
+	// decimal, both sides' observables by name.
+	Counterexample *Counterexample `json:"counterexample,omitempty"`
+	Assumptions    []string        `json:"assumptions,omitempty"`
 	// TestVectors counts the inputs both binaries were run on before the
 	// proof search (differential testing of functions with loops).
 	TestVectors int `json:"test_vectors,omitempty"`
@@ -150,7 +154,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 			fmt.Fprintf(os.Stderr, "eqc: %s\n", diff)
 		}
 		if diff.c != nil {
-			reportDifference(ctx, req, models, diff.in, diff.c, &res)
+			reportDifference(ctx, req, models, p, diff.in, diff.c, &res)
 			res.WallS = time.Since(start).Seconds()
 			return res, nil
 		}
@@ -179,7 +183,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 		res.Reason += "; differential test: " + diff.ubNote
 	}
 	if cex := out.Counterexample; cex != nil && ctx.Err() == nil {
-		c := confirm(ctx, req, models, cex, &res)
+		c := confirm(ctx, req, models, p, cex, &res)
 		if res.Input == nil && c != nil && c.UB != nil && !out.HasLoops && ctx.Err() == nil {
 			// The solver's input has undefined behaviour the model
 			// excludes; ask again among small arguments (pair's
@@ -190,7 +194,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 			res.SMTQueries += again.SMTQueries
 			if again.Counterexample != nil && ctx.Err() == nil {
 				res.Reason += "; again with small arguments"
-				confirm(ctx, req, models, again.Counterexample, &res)
+				confirm(ctx, req, models, p, again.Counterexample, &res)
 			}
 		}
 	}
@@ -217,8 +221,9 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 			res.Verdict, res.Assumptions, res.Proof = Unknown, nil, nil
 			res.Reason = "internal-inconsistency: proved equivalent, but real runs differ on an input"
 			res.Input, res.Observed = shownInput(diff.in, diff.c), diff.c.Differences
+			res.Counterexample = explain(p, diff.in, diff.c)
 		} else {
-			reportDifference(ctx, req, models, diff.in, diff.c, &res)
+			reportDifference(ctx, req, models, p, diff.in, diff.c, &res)
 		}
 	}
 	res.WallS = time.Since(start).Seconds()
@@ -228,7 +233,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 // confirm runs both binaries on the counterexample and turns a real
 // difference into not-equivalent. It returns the comparison (nil when the
 // runs failed).
-func confirm(ctx context.Context, req Request, models ub.Set, cex *pair.Counterexample, res *Result) *tracer.Confirmation {
+func confirm(ctx context.Context, req Request, models ub.Set, p *pair.Pair, cex *pair.Counterexample, res *Result) *tracer.Confirmation {
 	in := tracer.Input{Globals: cex.Globals()}
 	for i := 0; i < 6; i++ {
 		in.Args = append(in.Args, cex.Arg(i))
@@ -236,9 +241,10 @@ func confirm(ctx context.Context, req Request, models ub.Set, cex *pair.Countere
 	cf, err := tracer.NewConfirmer(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
 	var c *tracer.Confirmation
 	if err == nil {
+		defer cf.Close()
 		cf.UB = models
 		c, err = confirmOn(ctx, cf, &in, 0, nil)
-		cf.Close()
+		cf.UB = 0
 	}
 	if err != nil {
 		res.Reason += fmt.Sprintf("; not confirmed: running the counterexample failed: %v", err)
@@ -252,16 +258,38 @@ func confirm(ctx context.Context, req Request, models ub.Set, cex *pair.Countere
 		res.Reason += "; not confirmed by real runs: " + detail
 		return c
 	}
-	reportDifference(ctx, req, models, in, c, res)
+	in, c = minimizeWatched(ctx, cf, p, models, in, c)
+	reportDifference(ctx, req, models, p, in, c, res)
 	return c
+}
+
+// minimizeBudget bounds the time minimizing a solver's counterexample
+// takes, besides a quarter of what is left of the check.
+const minimizeBudget = 2 * time.Second
+
+// minimizeWatched minimizes a confirmed difference on in (minimize) with
+// every candidate's source run watched for the undefined behaviour models
+// exclude (a loop-free function's run is short, so each watch is cheap),
+// within minimizeBudget and a quarter of what is left of the check.
+func minimizeWatched(ctx context.Context, cf *tracer.Confirmer, p *pair.Pair, models ub.Set, in tracer.Input, c *tracer.Confirmation) (tracer.Input, *tracer.Confirmation) {
+	budget := minimizeBudget
+	if dl, ok := ctx.Deadline(); ok {
+		budget = min(budget, time.Until(dl)/4)
+	}
+	mctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	cf.UB = models
+	defer func() { cf.UB = 0 }()
+	return minimize(mctx, cf, p, in, c)
 }
 
 // reportDifference records a difference real runs confirmed on in: the
 // input and the differing observables, and the verdict not-equivalent,
 // but only when an independent replay (replay) shows a difference too, on
 // which the source's run has no undefined behaviour under models.
-func reportDifference(ctx context.Context, req Request, models ub.Set, in tracer.Input, c *tracer.Confirmation, res *Result) {
+func reportDifference(ctx context.Context, req Request, models ub.Set, p *pair.Pair, in tracer.Input, c *tracer.Confirmation, res *Result) {
 	res.Input, res.Observed = shownInput(in, c), c.Differences
+	res.Counterexample = explain(p, in, c)
 	// A monitored run of the source already found no UB of these models
 	// on in (the differential test's): the replay checks the difference.
 	if why := replay(ctx, req, models&^c.UBChecked, in); why != "" {

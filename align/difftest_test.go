@@ -10,6 +10,7 @@ import (
 
 	"eqc/align/internal/aligntest"
 	"eqc/align/product/pair"
+	"eqc/inputs"
 	"eqc/prove"
 	"eqc/tracer"
 )
@@ -126,7 +127,7 @@ int k(int *p, unsigned n, float x, int m) {
 		return out
 	}
 	for k, in := range ins {
-		plan := diffPlan[k]
+		plan := inputs.Plan[k]
 		if _, ok := in.Globals["T"]; ok {
 			t.Errorf("input %d sets the read-only table T", k)
 		}
@@ -142,8 +143,8 @@ int k(int *p, unsigned n, float x, int m) {
 				break
 			}
 		}
-		switch plan.fill {
-		case fillSmall:
+		switch plan.Fill {
+		case inputs.FillSmall:
 			for _, v := range int32s(in.Globals["A"]) {
 				if v < -3 || v > 3 {
 					t.Errorf("input %d (small): A holds %d", k, v)
@@ -156,18 +157,18 @@ int k(int *p, unsigned n, float x, int m) {
 					break
 				}
 			}
-		case fillOne:
+		case inputs.FillOne:
 			if int32s(in.Globals["A"])[5] != 1 || floats(in.Globals["F"])[5] != 1 || in.Globals["U"][5] != 1 {
 				t.Errorf("input %d (one): A %d F %v U %d", k, int32s(in.Globals["A"])[5], floats(in.Globals["F"])[5], in.Globals["U"][5])
 			}
 		}
 		n, m := in.Args[1], in.Args[2]
-		switch plan.arg {
-		case argNeg:
+		switch plan.Arg {
+		case inputs.ArgNeg:
 			if n != 2 || int64(m) != -1 {
 				t.Errorf("input %d (negative): unsigned n=%d, int m=%d; want 2 and -1", k, n, int64(m))
 			}
-		case argCount:
+		case inputs.ArgCount:
 			// The smallest array of at least two elements: T is read-only
 			// and left out, U has 16.
 			if n != 16 {

@@ -85,6 +85,9 @@ type Confirmation struct {
 	// h(0x3) dst h(0x4)", "outcome: src returned, dst fault ...").
 	Differ      bool
 	Differences []string
+	// Regions lists the differing byte ranges of memory, by region, for
+	// showing them as typed elements (Differences says the same in hex).
+	Regions []RegionDiff
 	// UB is set when the runs differed but the source may have undefined
 	// behaviour on the input under the Confirmer's models (Differ is then
 	// false; Differences still says what differed).
@@ -96,6 +99,14 @@ type Confirmation struct {
 	// were left out (one line per reason, "; "-joined); empty when every
 	// observable was compared.
 	Detail string
+}
+
+// RegionDiff is one range of bytes [Lo, Hi) of a memory region whose
+// final contents differ: a global (Global is its name) or the heap at
+// HeapAddr (Global empty).
+type RegionDiff struct {
+	Global string
+	Lo, Hi int
 }
 
 // UnknownGlobalError reports a global of an Input that neither executable
@@ -1015,14 +1026,14 @@ func (st *cmpState) compareGlobals(rs, rd *Result) {
 				st.note("global %s: not compared: %s", n, why)
 				continue
 			}
-			st.compareRegion("global "+n, rs.MemoryOf(n), rd.MemoryOf(n), st.mayHoldPointers(n))
+			st.compareRegion(n, rs.MemoryOf(n), rd.MemoryOf(n), st.mayHoldPointers(n))
 		case inS:
 			st.note("global %s: defined by src only; not compared", n)
 		default:
 			st.note("global %s: defined by dst only; not compared", n)
 		}
 	}
-	st.compareRegion("heap", rs.MemoryOf("heap"), rd.MemoryOf("heap"), true)
+	st.compareRegion("", rs.MemoryOf("heap"), rd.MemoryOf("heap"), true)
 }
 
 // mayHoldPointers says a global's bytes may hold addresses (so that words
@@ -1058,9 +1069,14 @@ var arithmetic8 = map[string]bool{
 	"double": true, "int64_t": true, "uint64_t": true, "size_t": true, "ssize_t": true, "ptrdiff_t": true,
 }
 
-// compareRegion compares the final bytes of one region; with pointers, each
-// aligned 8-byte word that differs goes through word.
-func (st *cmpState) compareRegion(name string, a, b []byte, pointers bool) {
+// compareRegion compares the final bytes of one region, the global named
+// global or the heap (""); with pointers, each aligned 8-byte word that
+// differs goes through word.
+func (st *cmpState) compareRegion(global string, a, b []byte, pointers bool) {
+	name := "heap"
+	if global != "" {
+		name = "global " + global
+	}
 	var runs [][2]int // differing byte ranges [lo, hi)
 	add := func(lo, hi int) {
 		if k := len(runs); k > 0 && runs[k-1][1] == lo {
@@ -1094,6 +1110,9 @@ func (st *cmpState) compareRegion(name string, a, b []byte, pointers bool) {
 		i++
 	}
 	const maxRuns = 4
+	for _, r := range runs[:min(len(runs), 4*maxRuns)] {
+		st.c.Regions = append(st.c.Regions, RegionDiff{Global: global, Lo: r[0], Hi: r[1]})
+	}
 	for k, r := range runs {
 		if k == maxRuns {
 			st.differ("%s: %d more differing ranges", name, len(runs)-maxRuns)

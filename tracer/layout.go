@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"eqc/inputs"
 	"eqc/x86"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -113,12 +114,6 @@ func lengthName(name string) bool {
 	return false
 }
 
-// isPointerName says a DWARF type spelling denotes a pointer (Go's
-// debug/dwarf spells pointer types "*T").
-func isPointerName(s string) bool {
-	return strings.HasPrefix(s, "*") || strings.HasSuffix(s, "*")
-}
-
 // layoutOptions are the knobs of NewLayout.
 type layoutOptions struct {
 	bufElems int
@@ -163,72 +158,36 @@ func newLayout(targets []*Target, o layoutOptions) (*Layout, error) {
 	l.PoolSize = int(min(heap/8, 16<<10))
 	l.PoolAddr = HeapAddr + heap - uint64(l.PoolSize)
 
-	gpr, xmm := 0, 0
-	if sig == nil {
-		for i := 0; i < 6; i++ {
-			l.Args = append(l.Args, ArgSlot{Name: fmt.Sprintf("arg%d", i), Kind: ArgUnknown, Size: 8, Reg: i, Regs: 1, Elem: 1})
+	// Parameters: how the convention passes each (inputs.Classify), and
+	// how this generator draws its values.
+	sg := inputs.Classify(sig)
+	l.Signature, l.Approximate = sg.DWARF, sg.Skipped
+	for _, p := range sg.Params {
+		s := ArgSlot{Name: p.Name, Size: p.Size, Signed: p.Signed, Reg: p.Reg, Regs: p.Regs}
+		switch p.Kind {
+		case inputs.Memory:
+			continue
+		case inputs.Unknown:
+			s.Kind, s.Elem = ArgUnknown, 1
+		case inputs.Int:
+			s.Kind = ArgInt
+			if s.Size <= 0 {
+				s.Size = 4
+			}
+			if p.Type.Kind == x86.KindInt && s.Size >= 2 {
+				s.Named = lengthName(p.Name)
+				s.LengthLike = s.Named || l.Loops
+			}
+		case inputs.Pointer:
+			s.Kind, s.Elem, s.ElemPointer = ArgPointer, max(p.Elem.Size, 1), p.Elem.Pointer
+		case inputs.Float:
+			s.Kind = ArgFloat
+		case inputs.Aggregate:
+			s.Kind = ArgAggregate
 		}
-		gpr = 6
-	} else {
-		l.Signature = true
-		for i, p := range sig.Params {
-			name := p.Name
-			if name == "" {
-				name = fmt.Sprintf("arg%d", i)
-			}
-			s := ArgSlot{Name: name, Size: int(p.Type.Size), Signed: p.Type.Signed}
-			switch p.Type.Kind {
-			case x86.KindInt, x86.KindBool, x86.KindEnum:
-				if s.Size > 8 {
-					s.Kind, s.Regs = ArgAggregate, 2
-				} else {
-					s.Kind, s.Regs = ArgInt, 1
-					if s.Size <= 0 {
-						s.Size = 4
-					}
-					if p.Type.Kind == x86.KindInt && s.Size >= 2 {
-						s.Named = lengthName(name)
-						s.LengthLike = s.Named || l.Loops
-					}
-				}
-			case x86.KindPointer, x86.KindArray, x86.KindFunc:
-				s.Kind, s.Size, s.Regs = ArgPointer, 8, 1
-				s.Elem = int(p.Type.PointeeSize)
-				if s.Elem <= 0 {
-					s.Elem = 1
-				}
-				s.ElemPointer = isPointerName(p.Type.Pointee)
-			case x86.KindFloat:
-				if s.Size != 4 && s.Size != 8 {
-					l.Approximate = true
-					continue
-				}
-				s.Kind = ArgFloat
-			case x86.KindStruct, x86.KindUnion:
-				if s.Size <= 0 || s.Size > 16 {
-					l.Approximate = true
-					continue
-				}
-				s.Kind, s.Regs = ArgAggregate, (s.Size+7)/8
-			default:
-				l.Approximate = true
-				continue
-			}
-			if s.Kind == ArgFloat {
-				if xmm >= 8 {
-					l.Approximate = true
-					continue
-				}
-				s.Reg = xmm
-				xmm++
-			} else {
-				s.Reg = gpr
-				gpr += s.Regs
-			}
-			l.Args = append(l.Args, s)
-		}
+		l.Args = append(l.Args, s)
 	}
-	l.NArgs, l.NFloat = gpr, xmm
+	l.NArgs, l.NFloat = sg.GPRs, sg.XMMs
 
 	// Heap buffers: one slot per pointer, below the pool.
 	nbuf := 0
@@ -294,7 +253,7 @@ func newLayout(targets []*Target, o layoutOptions) (*Layout, error) {
 					if gv.Type.PointeeSize > 0 {
 						ms.Elem = int(gv.Type.PointeeSize)
 					}
-					ms.ElemPointer = isPointerName(gv.Type.Pointee)
+					ms.ElemPointer = inputs.PointeeOf(gv.Type).Pointer
 				case x86.KindInt, x86.KindEnum:
 					ms.Elem = int(max(gv.Type.Size, 1))
 				}

@@ -7,6 +7,8 @@ import (
 	"math/rand"
 	"sort"
 	"time"
+
+	"eqc/inputs"
 )
 
 // GenerateOptions controls Generate. The zero value is usable.
@@ -370,32 +372,10 @@ func (g *generator) greedy(es []*entry, n int) []*entry {
 // Values.
 
 // extend truncates v to the slot's width and sign- or zero-extends it.
-func extend(s *ArgSlot, v uint64) uint64 {
-	bits := 8 * s.Size
-	if bits >= 64 || bits <= 0 {
-		return v
-	}
-	m := uint64(1)<<bits - 1
-	v &= m
-	if s.Signed && v>>(bits-1)&1 == 1 {
-		v |= ^m
-	}
-	return v
-}
+func extend(s *ArgSlot, v uint64) uint64 { return inputs.Extend(v, s.Size, s.Signed) }
 
-// boundaries are the boundary values of an integer slot: 0, 1, -1, min,
-// max and a small value.
-func boundaries(s *ArgSlot) []uint64 {
-	bits := uint(8 * s.Size)
-	if bits > 64 || bits == 0 {
-		bits = 64
-	}
-	if s.Signed {
-		minV := uint64(1) << (bits - 1)
-		return []uint64{0, 1, ^uint64(0), extend(s, minV), extend(s, minV-1), 7}
-	}
-	return []uint64{0, 1, extend(s, ^uint64(0)), extend(s, ^uint64(0)>>1), 2, 7}
-}
+// boundaries are the boundary values of an integer slot (inputs.Boundaries).
+func boundaries(s *ArgSlot) []uint64 { return inputs.Boundaries(s.Size, s.Signed) }
 
 func (g *generator) small() uint64 { return uint64(int64(g.r.Intn(g.o.MaxLen+4) - 3)) }
 
@@ -504,10 +484,7 @@ func (g *generator) floatValue(s *ArgSlot) uint64 {
 	default:
 		x = (r.Float64()*2 - 1) * 1000
 	}
-	if s.Size == 4 {
-		return uint64(math.Float32bits(float32(x)))
-	}
-	return math.Float64bits(x)
+	return inputs.FloatBits(x, s.Size)
 }
 
 // argValue draws a value for slot s (current value cur).

@@ -46,6 +46,10 @@ type Type struct {
 	// the element); PointeeSize is -1 for void and incomplete pointees.
 	Pointee     string
 	PointeeSize int64
+	// PointeeKind and PointeeSigned are the pointee's (an array's
+	// element's) kind and signedness.
+	PointeeKind   TypeKind
+	PointeeSigned bool
 }
 
 // IsPointer says whether values of the type are addresses.
@@ -501,6 +505,7 @@ func convertType(dt dwarf.Type) Type {
 			if _, void := p.(*dwarf.VoidType); !void && p != nil && p.Size() > 0 {
 				t.PointeeSize = p.Size()
 			}
+			t.PointeeKind, t.PointeeSigned = scalarKind(p)
 		} else {
 			t.Pointee = "void"
 		}
@@ -516,9 +521,11 @@ func convertType(dt dwarf.Type) Type {
 		t.Kind = KindArray
 		if u.Type != nil {
 			t.Pointee = u.Type.String()
-			if p := peel(u.Type); p != nil && p.Size() > 0 {
+			p := peel(u.Type)
+			if p != nil && p.Size() > 0 {
 				t.PointeeSize = p.Size()
 			}
+			t.PointeeKind, t.PointeeSigned = scalarKind(p)
 		}
 	case *dwarf.EnumType:
 		t.Kind = KindEnum
@@ -531,6 +538,47 @@ func convertType(dt dwarf.Type) Type {
 		t.Kind, t.Size = KindFunc, -1
 	}
 	return t
+}
+
+// scalarKind is the kind of a peeled type, and whether it is a signed
+// integer, without following it further (a pointer's pointee, an array's
+// element).
+func scalarKind(dt dwarf.Type) (TypeKind, bool) {
+	switch u := dt.(type) {
+	case nil:
+		return KindUnknown, false
+	case *dwarf.VoidType:
+		return KindVoid, false
+	case *dwarf.BoolType:
+		return KindBool, false
+	case *dwarf.IntType, *dwarf.CharType:
+		return KindInt, true
+	case *dwarf.UintType, *dwarf.UcharType:
+		return KindInt, false
+	case *dwarf.FloatType:
+		return KindFloat, false
+	case *dwarf.ComplexType:
+		return KindComplex, false
+	case *dwarf.PtrType:
+		return KindPointer, false
+	case *dwarf.StructType:
+		if u.Kind == "union" {
+			return KindUnion, false
+		}
+		return KindStruct, false
+	case *dwarf.ArrayType:
+		return KindArray, false
+	case *dwarf.EnumType:
+		for _, v := range u.Val {
+			if v.Val < 0 {
+				return KindEnum, true
+			}
+		}
+		return KindEnum, false
+	case *dwarf.FuncType:
+		return KindFunc, false
+	}
+	return KindUnknown, false
 }
 
 // encodedLocation says a variable's location expression is more than its

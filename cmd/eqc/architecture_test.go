@@ -81,6 +81,12 @@ var archRules = []archRule{
 		only:   []string{"eqc/ir", "eqc/x86/..."},
 		reason: "the front end lifts machine code into ir terms and needs nothing else of ours (its own internal packages aside)",
 	},
+	{
+		name:   "inputs imports only x86 and ir",
+		from:   []string{"eqc/inputs"},
+		only:   []string{"eqc/ir", "eqc/x86"},
+		reason: "the one input generator serves both the tracer and the product program (which the proof checker builds on), so it may build on neither",
+	},
 }
 
 // match reports whether package pkg matches pattern pat ("a/b" or "a/b/...").
@@ -299,6 +305,8 @@ func TestArchitectureRulesBite(t *testing.T) {
 		{"eqc/results", "eqc/cmd/eqc", "nothing but the CLI imports cmd or pipeline"},
 		{"eqc/x86", "eqc/tracer", "x86 imports only ir"},
 		{"eqc/x86", "eqc/ir/smtlib", "x86 imports only ir"},
+		{"eqc/inputs", "eqc/tracer", "inputs imports only x86 and ir"},
+		{"eqc/inputs", "eqc/align/product/pair", "inputs imports only x86 and ir"},
 	}
 	allowed := [][2]string{
 		{"eqc/ir/irtest", "eqc/ir"},
@@ -309,6 +317,9 @@ func TestArchitectureRulesBite(t *testing.T) {
 		{"eqc/prove/deadblocks", "eqc/prove"},
 		{"eqc/learn", "eqc/ir"},
 		{"eqc/tracer", "eqc/x86"},
+		{"eqc/tracer", "eqc/inputs"},
+		{"eqc/align/product/pair", "eqc/inputs"},
+		{"eqc/inputs", "eqc/x86"},
 		{"eqc/align", "eqc/tracer"},
 		{"eqc/align/paa", "eqc/learn"},
 		{"eqc/align/product/learning", "eqc/learn"},

@@ -46,28 +46,33 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	dstFunc := fs.String("dst-func", "", "the target function, compared with --src-func")
 	engine := fs.String("engine", "auto", "static, data or auto")
 	ubModel := fs.String("ub", "all", "undefined-behaviour model: all, none, a list of sio,tbsa,obva,shift,div,null,align, or all,-MODEL... (all but those)")
-	timeout := fs.Duration("timeout", 300*time.Second,
+	timeout := durationFlag(fs, "timeout", 300*time.Second,
 		"per function: the search gives up after this long, and the function's worker is killed at this plus\n"+
 			"a grace (the timeout clamped to 1s..10s); 0 for no limit")
 	memory := fs.String("memory", defaultMem, "address-space cap of each process of a function's check (prlimit --as), e.g. 4G, 512M; 0 for none")
 	proofDir := fs.String("proof", "", "write a proof file DIR/FUNCTION.proof.json for each equivalent function (recheck with eqc proof verify)")
 	solvers := fs.String("solver", "z3", "comma-separated SMT backends to race: z3, z3-process, cvc5, boolector")
+	ccName := fs.String("cc", "gcc-12", "C sources: the compiler (gcc-12, clang-16)")
+	srcOpt := fs.String("src-opt", "O0", "C sources: the optimization setting of SRC (O0..O3, or LEVEL+TARGET such as O0+ubsan)")
+	dstOpt := fs.String("dst-opt", "O2", "C sources: the optimization setting of DST (O0..O3, or LEVEL+TARGET such as O2+fwrapv)")
+	objDir := fs.String("obj-dir", defaultObjDir(), "C sources: where the compiled objects go (cached by compiler, flags and source)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eqc check %s\n", checkUsage)
-		fmt.Fprint(stderr, checkLimitsHelp)
+		fmt.Fprintf(fs.Output(), "usage: eqc check %s\n", checkUsage)
+		fmt.Fprint(fs.Output(), checkCSourcesHelp)
+		fmt.Fprint(fs.Output(), checkLimitsHelp)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	pos, status, ok := parseArgs(fs, args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return exitUsage
+	if len(pos) == 1 && isCSource(pos[0]) {
+		pos = append(pos, pos[0]) // one C file: checked against its own optimized build
 	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "eqc check: "+format+"\n", a...)
-		return exitUsage
+	if status, ok := wantArgs(stderr, "check", pos, "SRC DST"); !ok {
+		return status
 	}
+	usage := func(format string, a ...any) int { return usageError(stderr, "check", format, a...) }
 	if err := align.ValidateEngine(*engine); err != nil {
 		return usage("%v", err)
 	}
@@ -86,7 +91,21 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if (*srcFunc == "") != (*dstFunc == "") {
 		return usage("--src-func and --dst-func go together")
 	}
-	o := checkOptions{srcPath: fs.Arg(0), dstPath: fs.Arg(1), contexts: contexts, engine: *engine, ub: *ubModel,
+	for i, opt := range []string{*srcOpt, *dstOpt} {
+		if !isCSource(pos[i]) {
+			continue
+		}
+		obj, err := compileSide(context.Background(), *ccName, opt, pos[i], *objDir, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "eqc check: %s: %v\n", pos[i], err)
+			return exitBadInput
+		}
+		if *proofDir != "" && os.Getenv(checkWorkerEnv) == "" {
+			fmt.Fprintf(stderr, "eqc check: %s -%s is %s\n", pos[i], opt, obj)
+		}
+		pos[i] = obj
+	}
+	o := checkOptions{srcPath: pos[0], dstPath: pos[1], contexts: contexts, engine: *engine, ub: *ubModel,
 		timeout: *timeout, memory: *memory, memBytes: memBytes, proofDir: *proofDir, solvers: *solvers}
 	switch {
 	case *srcFunc != "":
@@ -151,7 +170,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 // checkUsage is the argument synopsis of eqc check.
-const checkUsage = "[--json] [--func NAME]... [--src-func NAME --dst-func NAME] [--engine static|data|auto] [--ub LIST] [--timeout DURATION] [--memory SIZE] [--proof DIR] [--context FILE]... SRC DST"
+const checkUsage = "[--json] [--cc NAME] [--src-opt O0] [--dst-opt O2] [--func NAME]... [--src-func NAME --dst-func NAME] [--engine static|data|auto] [--ub LIST] [--timeout DURATION] [--memory SIZE] [--proof DIR] [--context FILE]... SRC DST | FILE.c"
+
+// checkCSourcesHelp says, in eqc check --help, how C sources are checked.
+const checkCSourcesHelp = `SRC and DST are relocatable x86-64 objects (gcc or clang, -g; eqc cflags prints the flags that keep
+functions comparable), or C sources: a .c argument is compiled with those flags by --cc, SRC at --src-opt
+and DST at --dst-opt; one .c file alone is checked against its own optimized build (eqc check f.c).
+`
 
 // checkLimitsHelp says, in eqc check --help, how each function's check is
 // bounded.
@@ -239,7 +264,9 @@ func (r *checkReport) add(res *align.Result, line []byte) {
 	if res.ProofPath != "" {
 		fmt.Fprintf(r.w, "%24s proof: %s\n", "", res.ProofPath)
 	}
-	if res.Input != nil {
+	if cx := res.Counterexample; cx != nil {
+		writeCounterexample(r.w, res.Function, cx)
+	} else if res.Input != nil {
 		fmt.Fprintf(r.w, "%24s input: args %#x", "", res.Input.Args)
 		for g, data := range res.Input.Globals {
 			fmt.Fprintf(r.w, " %s=%s", g, data)
@@ -247,6 +274,66 @@ func (r *checkReport) add(res *align.Result, line []byte) {
 		fmt.Fprintln(r.w)
 		for _, d := range res.Observed {
 			fmt.Fprintf(r.w, "%24s observed: %s\n", "", d)
+		}
+	}
+}
+
+// writeCounterexample prints a counterexample in the source's terms,
+// indented under its function's line:
+//
+//	input:   poly(int a = 7, int b = 0, int c = 0)
+//	memory:  A[3] = -7, A[4] = 2
+//	return:  src 46, dst 47
+//	A[4]:    src 1, dst 2
+func writeCounterexample(w io.Writer, fn string, cx *align.Counterexample) {
+	const indent = "    "
+	var params []string
+	for _, p := range cx.Params {
+		v := p.Name + " = " + p.Value
+		switch {
+		case strings.HasSuffix(p.Type, "*"):
+			v = p.Type + v
+		case p.Type != "":
+			v = p.Type + " " + v
+		}
+		params = append(params, v)
+	}
+	width := 8
+	for _, d := range cx.Differences {
+		width = max(width, len(d.What)+2)
+	}
+	line := func(label, text string) {
+		fmt.Fprintf(w, "%s%-*s %s\n", indent, width, label, text)
+	}
+	line("input:", fn+"("+strings.Join(params, ", ")+")")
+	// Memory, as many elements to a line as fit in 100 columns.
+	var cur []string
+	label := "memory:"
+	flush := func() {
+		if len(cur) > 0 {
+			line(label, strings.Join(cur, ", "))
+			cur, label = nil, ""
+		}
+	}
+	n := 0
+	for _, m := range cx.Memory {
+		item := m.Name + " = " + m.Value
+		if strings.HasPrefix(m.Value, "and ") {
+			item = m.Value
+		}
+		if n+len(item) > 100-len(indent)-width-1 {
+			flush()
+			n = 0
+		}
+		cur, n = append(cur, item), n+len(item)+2
+	}
+	flush()
+	for _, d := range cx.Differences {
+		switch {
+		case d.Dst == "":
+			line(d.What+":", d.Src)
+		default:
+			line(d.What+":", "src "+d.Src+", dst "+d.Dst)
 		}
 	}
 }

@@ -31,36 +31,35 @@ func runLift(args []string, stdout, stderr io.Writer) int {
 	jobs := fs.Int("jobs", 0, "with --suite: compilers run at once (0: one per core)")
 	summary := fs.Bool("summary", false, "print one line per compiler × level × variant")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eqc lift [--json] [--summary] FILE...\n       eqc lift [--json] [--summary] --suite NAME|DIR [--out DIR] [--jobs N]\n")
+		fmt.Fprintf(fs.Output(), "usage: eqc lift [--json] [--summary] FILE...\n       eqc lift [--json] [--summary] --suite NAME|DIR [--out DIR] [--jobs N]\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	files, status, ok := parseArgs(fs, args, stdout, stderr)
+	if !ok {
+		return status
 	}
 	if *suite != "" {
-		if fs.NArg() != 0 {
-			fs.Usage()
-			return exitUsage
+		if len(files) != 0 {
+			return usageError(stderr, "lift", "--suite takes no FILE (got %s)", files[0])
 		}
 		return liftSuite(*suite, *out, *jobs, *jsonOut, *summary, stdout, stderr)
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return exitUsage
+	if len(files) == 0 {
+		return usageError(stderr, "lift", "want FILE... or --suite NAME|DIR")
 	}
 	if *summary {
 		var objs []bench.Object
-		for _, p := range fs.Args() {
+		for _, p := range files {
 			objs = append(objs, bench.Object{Path: p})
 		}
 		return printLiftSummary(objs, *jsonOut, stdout, stderr)
 	}
-	status := 0
+	status = 0
 	enc := json.NewEncoder(stdout)
 	if !*jsonOut {
 		fmt.Fprintf(stdout, "%-32s %-24s %6s %6s %5s  %s\n", "file", "function", "insns", "blocks", "loops", "unsupported")
 	}
-	for _, path := range fs.Args() {
+	for _, path := range files {
 		sums, err := x86.LiftFile(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "eqc lift: %v\n", err)

@@ -34,7 +34,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "check", usage: checkUsage,
-			summary: "check that functions of DST are equivalent to those of SRC", run: runCheck},
+			summary: "check that functions of DST are equivalent to those of SRC (objects or C sources)", run: runCheck},
 		{name: "lift", usage: "[--json] FILE...", summary: "harvest and lift every function of ELF files", run: runLift},
 		{name: "trace", usage: "[--json] [--vectors N] [--check-semantics] FILE [--func NAME]...",
 			summary: "run functions natively on generated test vectors", run: runTrace},
@@ -45,6 +45,7 @@ func commands() []command {
 			summary: "recheck a proof file (eqc check --proof) against the binaries, without the search", run: runProof},
 		{name: "smt", usage: "[--solver z3,z3-process,cvc5,boolector (a list races them)] [--timeout DURATION] FILE",
 			summary: "decide an SMT-LIB2 query with eqc's solver layer (a debugging aid)", run: runSMT},
+		{name: "cflags", usage: "[--cc NAME] [--opt SETTING]", summary: "print the compiler flags eqc builds objects with", run: runCFlags},
 		{name: "version", summary: "print the version", run: runVersion},
 	}
 }

@@ -20,9 +20,16 @@ import (
 
 // runProof is `eqc proof SUBCOMMAND`; verify is the only one.
 func runProof(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "verify" {
-		fmt.Fprintf(stderr, "usage: eqc proof verify [--json] [--solver LIST] [--timeout DURATION] [--context FILE]... PROOF SRC DST\n")
+	const use = "usage: eqc proof verify [--json] [--solver LIST] [--timeout DURATION] [--context FILE]... PROOF SRC DST\n"
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(stderr, use)
 		return exitUsage
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
+		fmt.Fprint(stdout, use)
+		return 0
+	case args[0] != "verify":
+		return usageError(stderr, "proof", "unknown subcommand %q: want verify", args[0])
 	}
 	return runProofVerify(args[1:], stdout, stderr)
 }
@@ -36,22 +43,22 @@ func runProofVerify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("proof verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	jsonOut := fs.Bool("json", false, "print one JSON object")
-	timeout := fs.Duration("timeout", 300*time.Second, "give up after this long (not verified)")
+	timeout := durationFlag(fs, "timeout", 300*time.Second, "give up after this long (not verified)")
 	solvers := fs.String("solver", "z3", "comma-separated SMT backends to race: z3, z3-process, cvc5, boolector")
 	var contexts funcList
 	fs.Var(&contexts, "context", "a context file the proof names, when not at its recorded path (repeatable, in the proof's order)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eqc proof verify [--json] [--solver LIST] [--timeout DURATION] [--context FILE]... PROOF SRC DST\n")
+		fmt.Fprintf(fs.Output(), "usage: eqc proof verify [--json] [--solver LIST] [--timeout DURATION] [--context FILE]... PROOF SRC DST\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	pos, status, ok := parseArgs(fs, args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	if fs.NArg() != 3 {
-		fs.Usage()
-		return exitUsage
+	if status, ok := wantArgs(stderr, "proof verify", pos, "PROOF SRC DST"); !ok {
+		return status
 	}
-	proofPath, srcPath, dstPath := fs.Arg(0), fs.Arg(1), fs.Arg(2)
+	proofPath, srcPath, dstPath := pos[0], pos[1], pos[2]
 	pf, err := prove.ReadProof(proofPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "eqc proof verify: %v\n", err)
@@ -72,7 +79,7 @@ func runProofVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eqc proof verify: %v\n", err)
 		return exitBadInput
 	}
-	status := exitEquivalent
+	status = exitEquivalent
 	if !v.Verified {
 		status = exitUnknown
 	}

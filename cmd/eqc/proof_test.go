@@ -62,7 +62,7 @@ func TestProofVerifyCommand(t *testing.T) {
 		{"missing target", []string{fProof, o0, filepath.Join(dir, "nosuch.o")}, exitBadInput, "", "nosuch.o"},
 		{"proof not JSON", []string{o0, o0, o3}, exitBadInput, "", "malformed proof file " + o0},
 		{"missing proof", []string{filepath.Join(dir, "nosuch.json"), o0, o3}, exitBadInput, "", "nosuch.json"},
-		{"too few arguments", []string{fProof, o0}, exitUsage, "", "usage: eqc proof verify"},
+		{"too few arguments", []string{fProof, o0}, exitUsage, "", "want PROOF SRC DST"},
 		{"unknown flag", []string{"--bogus", fProof, o0, o3}, exitUsage, "", "bogus"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,24 +20,15 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text or markdown")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eqc report [--format text|markdown] DIR\n")
+		fmt.Fprintf(fs.Output(), "usage: eqc report [--format text|markdown] DIR\n")
 		fs.PrintDefaults()
 	}
-	// Flags may come before or after DIR.
-	var dirs []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return exitUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fs.Arg(0))
-		args = fs.Args()[1:]
+	dirs, status, ok := parseArgs(fs, args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	if len(dirs) != 1 {
-		fs.Usage()
-		return exitUsage
+	if status, ok := wantArgs(stderr, "report", dirs, "DIR"); !ok {
+		return status
 	}
 	f, err := results.ParseFormat(*format)
 	if err != nil {

@@ -125,8 +125,8 @@ func TestReportBadInputs(t *testing.T) {
 		{[]string{"report", filepath.Join(empty, "missing")}, exitBadInput, "missing"},
 		{[]string{"report", onlyBad}, exitBadInput, "no readable results file"},
 		{[]string{"report", interrupted}, exitBadInput, "unfinished temporary file"},
-		{[]string{"report"}, exitUsage, "usage"},
-		{[]string{"report", empty, empty}, exitUsage, "usage"},
+		{[]string{"report"}, exitUsage, "want DIR"},
+		{[]string{"report", empty, empty}, exitUsage, "got 2 arguments"},
 		{[]string{"report", "--format", "html", empty}, exitUsage, "html"},
 	} {
 		code, _, errOut := eqc(c.args...)

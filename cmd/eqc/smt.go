@@ -25,19 +25,19 @@ func runSMT(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("smt", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	solvers := fs.String("solver", "z3", "comma-separated backends to race: z3, z3-process, cvc5, boolector")
-	timeout := fs.Duration("timeout", 60*time.Second, "give up after this long")
+	timeout := durationFlag(fs, "timeout", 60*time.Second, "give up after this long")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eqc smt [--solver LIST] [--timeout DURATION] FILE\n")
+		fmt.Fprintf(fs.Output(), "usage: eqc smt [--solver LIST] [--timeout DURATION] FILE\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	pos, status, ok := parseArgs(fs, args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitUsage
+	if status, ok := wantArgs(stderr, "smt", pos, "FILE"); !ok {
+		return status
 	}
-	path := fs.Arg(0)
+	path := pos[0]
 	text, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "eqc smt: %v\n", err)

@@ -42,28 +42,25 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	var ub specList
 	fs.Var(&ub, "ub", "UB model spec to sweep, as eqc check takes it (all, none, sio,obva, all,-sio); repeat for one row per spec and function (default all)")
 	engine := fs.String("engine", "auto", "static, data or auto")
-	timeout := fs.Duration("timeout", 300*time.Second, "per-check timeout")
+	timeout := durationFlag(fs, "timeout", 300*time.Second, "per-check timeout")
 	jobs := fs.Int("jobs", 0, "checks at once (0: one per CPU)")
 	out := fs.String("out", "", "results directory (default: results/<suite>)")
 	mem := fs.String("mem", defaultMem, "address-space cap of each worker (prlimit --as), e.g. 4G, 512M; 0 for none")
 	sample := fs.Int("sample", 0, "check only N functions of each suite, stratified by size (0: all)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eqc sweep --suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES] [--sample N]\n")
+		fmt.Fprintf(fs.Output(), "usage: eqc sweep --suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES] [--sample N]\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	pos, status, ok := parseArgs(fs, args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "eqc sweep: "+format+"\n", a...)
-		return exitUsage
-	}
-	if fs.NArg() != 0 {
-		return usage("unexpected argument %q", fs.Arg(0))
+	usage := func(format string, a ...any) int { return usageError(stderr, "sweep", format, a...) }
+	if len(pos) != 0 {
+		return usage("unexpected argument %q", pos[0])
 	}
 	if *suiteArg == "" {
-		fs.Usage()
-		return exitUsage
+		return usage("--suite is required")
 	}
 	if err := align.ValidateEngine(*engine); err != nil {
 		return usage("%v", err)

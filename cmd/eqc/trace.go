@@ -17,22 +17,6 @@ import (
 	"eqc/tracer"
 )
 
-// traceArgs splits `FILE [--func NAME]...` with flags anywhere.
-func traceArgs(fs *flag.FlagSet, args []string) (file string, err error) {
-	for {
-		if err := fs.Parse(args); err != nil {
-			return "", err
-		}
-		if fs.NArg() == 0 {
-			return file, nil
-		}
-		if file != "" {
-			return "", fmt.Errorf("one FILE only (got %q and %q)", file, fs.Arg(0))
-		}
-		file, args = fs.Arg(0), fs.Args()[1:]
-	}
-}
-
 // funcList is a repeatable flag (--func NAME...).
 type funcList []string
 
@@ -57,20 +41,17 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	var funcs funcList
 	fs.Var(&funcs, "func", "trace only this function (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eqc trace [--json] [--vectors N] [--check-semantics] FILE [--func NAME]...\n")
+		fmt.Fprintf(fs.Output(), "usage: eqc trace [--json] [--vectors N] [--check-semantics] FILE [--func NAME]...\n")
 		fs.PrintDefaults()
 	}
-	path, err := traceArgs(fs, args)
-	if err != nil {
-		if err != flag.ErrHelp {
-			fmt.Fprintf(stderr, "eqc trace: %v\n", err)
-		}
-		return exitUsage
+	pos, status, ok := parseArgs(fs, args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	if path == "" {
-		fs.Usage()
-		return exitUsage
+	if status, ok := wantArgs(stderr, "trace", pos, "FILE"); !ok {
+		return status
 	}
+	path := pos[0]
 	if *nvec <= 0 {
 		fmt.Fprintf(stderr, "eqc trace: --vectors must be positive\n")
 		return exitUsage
@@ -101,7 +82,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	if !*jsonOut {
 		fmt.Fprintf(stdout, "%-24s %7s %6s %14s %20s %20s\n", "function", "vectors", "faults", "block_coverage", "instructions_checked", "semantics_mismatches")
 	}
-	status := 0
+	status = 0
 	for i, name := range obj.Funcs {
 		opts.Progress = func(s string) {
 			prog.show(fmt.Sprintf("[%d/%d] %s: %s", i+1, len(obj.Funcs), name, s))

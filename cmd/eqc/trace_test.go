@@ -121,10 +121,10 @@ func TestTraceCommandErrors(t *testing.T) {
 		code int
 		says []string
 	}{
-		{[]string{"trace"}, exitUsage, []string{"usage"}},
+		{[]string{"trace"}, exitUsage, []string{"want FILE", "--help"}},
 		{[]string{"trace", "--no-such-flag", obj}, exitUsage, nil},
 		{[]string{"trace", "--vectors", "0", obj}, exitUsage, nil},
-		{[]string{"trace", obj, obj}, exitUsage, []string{"one FILE"}},
+		{[]string{"trace", obj, obj}, exitUsage, []string{"want FILE, got 2"}},
 		{[]string{"trace", notELF}, exitBadInput, []string{notELF}},
 		{[]string{"trace", obj, "--func", "nosuch"}, exitBadInput, []string{obj, "nosuch"}},
 		{[]string{"trace", exe}, exitBadInput, []string{exe, "relocatable"}},

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"eqc/inputs"
 	"eqc/ir"
 	"eqc/x86"
 )
@@ -17,11 +18,7 @@ import (
 const (
 	longRunSteps  = 150000
 	shortRunSteps = 4000
-	coRuns        = 9
-	// zeroRun is the co-execution whose integer arguments are 0: an empty
-	// range, a loop not entered, the path to what follows it (an error
-	// exit, a default result), which no other run takes.
-	zeroRun = 8
+	coRuns        = inputs.CoRuns
 )
 
 // Co-execution: both lifted functions run on the same concrete entry
@@ -161,41 +158,13 @@ func (p *Pair) newCoRun(k int) *CoRun {
 	}
 	st[x86.StateGPR0+x86.RSP] = ir.BVValue(ir.NewBV(64, rsp0))
 	st[x86.StateMem] = ir.MemValue(mem)
-	// Small arguments: loop bounds stay short. Run 2 (and 6, when the
-	// target compares with no bound constant) takes them from 32 to 127,
-	// where a vectorized loop over an argument-bounded range makes enough
-	// passes to learn from. Some runs take the
-	// smallest strides and counts, which is where versioned loops keep
-	// their fast paths (a unit stride) and epilogues their short cases.
-	// All but the first fill the bits above a narrow parameter with
-	// garbage, as the ABI allows, so that nothing learned relies on them
-	// being zero.
-	// Runs 5 and 6 take their arguments just below the largest constant
-	// the target compares with (a loop bound), where a versioned loop
-	// keeps its paths for short trip counts.
-	narrow, strs, ptrs, nparams := p.registerParams()
+	// The arguments follow co-execution's schedule (inputs.CoArg); a
+	// string parameter points to a string of the length it gives.
+	regs, nparams := p.registerParams()
 	consts := p.boundConstants()
 	for i, r := range x86.CalleeArgRegs {
-		a := env.hash("arg", uint64(i)) % 64
-		switch {
-		case k == zeroRun && !ptrs[i] && !strs[i]:
-			a = 0
-		case (k == 5 || k == 6) && len(consts) > 0:
-			a = consts[len(consts)-1] - uint64(2*k-9) // the largest, less 1 or 3
-		case k%4 == 1:
-			a = 1
-		case k%4 == 3:
-			a = 2 + uint64(k/4+i)%2 // 2 and 3: a scalar tail's short cases
-		case k%4 == 2:
-			a = 32 + env.hash("arg", uint64(i))%96
-		}
-		if k%4 != 0 && narrow[i] {
-			a |= env.hash("arg.high", uint64(i)) << 32
-		}
-		if i >= nparams {
-			a = env.hash("arg", uint64(i)) // no parameter: garbage
-		}
-		if strs[i] {
+		a := inputs.CoArg(k, i, regs[i], nparams, consts, env.hash)
+		if regs[i].String && i < nparams {
 			var s []byte
 			a, s = placeString(env, k, i, a)
 			mem = mem.With(a, s)
@@ -213,25 +182,20 @@ const maxStringLen = 200
 
 // placeString returns the address and bytes of the string co-execution k
 // passes in argument register i, with n the length the argument would
-// have had as an integer. A word-at-a-time loop takes a different path
-// for each alignment of the start (its warm-up runs 0 to 7 times) and for
-// each place of the NUL in its word, so the first eight runs see every
-// one of each: the string starts k mod 8 bytes past an 8-byte boundary,
-// and its length, at least n, puts the NUL at offset 3k+1 mod 8 of its
-// word. In those eight runs it is at least 16 bytes long, so that the
-// warm-up ends at every alignment (clang unrolls it: each alignment is
-// its own way to the main loop); later runs may end it sooner. Random
-// bytes, zeros among them, follow the NUL: a word-at-a-time loop reads
-// them.
+// have had as an integer: at least n bytes, placed and ended as inputs'
+// strings are (StringStart, StringLen). In the first eight runs it is at
+// least 16 bytes long, so that a word-at-a-time warm-up ends at every
+// alignment (clang unrolls it: each alignment is its own way to the main
+// loop); later runs may end it sooner. Random bytes, zeros among them,
+// follow the NUL: a word-at-a-time loop reads them.
 func placeString(env *hashEnv, k, i int, n uint64) (uint64, []byte) {
-	misalign := uint64(k % 8)
-	nulAt := uint64(3*k+1) % 8
+	start := inputs.StringStart(k)
 	n = min(n, maxStringLen)
 	if k < 8 {
 		n = max(n, 16)
 	}
-	n += (nulAt + 16 - misalign - n%8) % 8
-	addr := 0x3000_0000 + uint64(i)*0x10_0000 + uint64(k)*0x1000 + misalign
+	n = inputs.StringLen(k, start, n)
+	addr := 0x3000_0000 + uint64(i)*0x10_0000 + uint64(k)*0x1000 + start
 	s := make([]byte, n+1+16)
 	for j := range s {
 		s[j] = byte(env.hash("str", uint64(i), uint64(j)))
@@ -274,39 +238,22 @@ func (p *Pair) boundConstants() []uint64 {
 // parameters (all of them when there is no signature, or one too
 // complicated to follow).
 func (p *Pair) NarrowArgs() ([]bool, int) {
-	narrow, _, _, n := p.registerParams()
+	regs, n := p.registerParams()
+	narrow := make([]bool, len(regs))
+	for i, r := range regs {
+		narrow[i] = r.Narrow
+	}
 	return narrow, n
 }
 
-// registerParams walks the source's DWARF signature over the integer
-// argument registers: per register, whether its parameter is narrower
-// than 8 bytes, whether it is a pointer, and whether it points to a char
-// type (co-executions pass a NUL-terminated string there: a string
-// function reads until the NUL, which the memory's default byte seldom
-// is); and how many registers
-// carry parameters (all of them when there is no signature, or one too
-// complicated to follow).
-func (p *Pair) registerParams() (narrow, str, ptr []bool, n int) {
-	k := len(x86.CalleeArgRegs)
-	narrow, str, ptr = make([]bool, k), make([]bool, k), make([]bool, k)
-	f := p.Src.Fn.Func
-	if f == nil || f.Debug == nil || f.Debug.Variadic {
-		return narrow, str, ptr, len(narrow)
+// registerParams is what the source's DWARF signature passes in each
+// integer argument register (inputs.RegisterParams).
+func (p *Pair) registerParams() ([]inputs.RegisterParam, int) {
+	var sig *x86.FuncDebug
+	if f := p.Src.Fn.Func; f != nil {
+		sig = f.Debug
 	}
-	for _, v := range f.Debug.Params {
-		switch v.Type.Kind {
-		case x86.KindInt, x86.KindBool, x86.KindEnum, x86.KindPointer:
-		default:
-			return narrow, str, ptr, len(narrow) // elsewhere, or in several registers: stop
-		}
-		if n < len(narrow) {
-			narrow[n] = v.Type.Size > 0 && v.Type.Size < 8
-			str[n] = IsCharPointer(v.Type)
-			ptr[n] = v.Type.Kind == x86.KindPointer
-		}
-		n++
-	}
-	return narrow, str, ptr, n
+	return inputs.RegisterParams(sig)
 }
 
 // execute runs g from the entry on st for at most maxSteps edges,
@@ -533,10 +480,4 @@ func (p *Pair) CoExecuteAll(ctx context.Context) []*CoRun {
 		}
 	}
 	return runs
-}
-
-// IsCharPointer reports whether t points to a char type: a string, which
-// the inputs end with a NUL (a string function reads until one).
-func IsCharPointer(t x86.Type) bool {
-	return t.Kind == x86.KindPointer && t.PointeeSize == 1 && strings.Contains(t.Pointee, "char")
 }

@@ -28,14 +28,14 @@ const SmallArgBound = 1 << 10
 // [-SmallArgBound, SmallArgBound] at its width.
 func (p *Pair) smallArgs() []ir.Term {
 	b := p.B
-	narrow, str, ptr, n := p.registerParams()
+	regs, n := p.registerParams()
 	var out []ir.Term
 	for i, r := range x86.CalleeArgRegs {
-		if i >= n || ptr[i] || str[i] {
+		if i >= n || regs[i].Pointer || regs[i].String {
 			continue
 		}
 		a := p.SrcVar(x86.StateGPR0 + r)
-		if narrow[i] {
+		if regs[i].Narrow {
 			a = b.SignExt(b.Extract(a, 31, 0), 32)
 		}
 		bound := int64(SmallArgBound)

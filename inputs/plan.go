@@ -1,0 +1,139 @@
+package inputs
+
+import (
+	"encoding/binary"
+	"math/rand"
+)
+
+// The differential test's plan: a fixed list of inputs, the most telling
+// first (the first difference ends a test), chosen to catch the usual ways
+// code goes wrong (a changed constant, bound or operator): random bytes,
+// small element values that sit next to comparison constants, uniform
+// patterns, and arguments 0, 1, small, array-sized and negative.
+
+// FillKind is what an input fills a memory region with.
+type FillKind int
+
+// Kinds of memory contents.
+const (
+	FillRandom FillKind = iota // random bytes; floats random but finite
+	FillSmall                  // integers in -3..3, floats -3.0..3.0 in steps of 0.5
+	FillZero                   // all zero
+	FillOne                    // every element 1 (1.0)
+	FillOnes                   // every byte 0xff (floats: -1.0)
+	FillRamp                   // element i is i mod 7 - 3 (neighbours differ)
+)
+
+// ArgKind is what an input gives an integer or float parameter.
+type ArgKind int
+
+// Kinds of argument values.
+const (
+	ArgRandom ArgKind = iota // below 64, like co-execution's first run
+	ArgSmall                 // 3
+	ArgCount                 // the smallest array's element count
+	ArgZero
+	ArgOne
+	ArgNeg // -1 (2 for unsigned parameters, for which -1 is a huge bound)
+)
+
+// PlanStep is one input of the plan.
+type PlanStep struct {
+	Fill FillKind
+	Arg  ArgKind
+}
+
+// Plan is the differential test's inputs in the order they are tried.
+var Plan = []PlanStep{
+	{FillRandom, ArgRandom},
+	{FillSmall, ArgCount},
+	{FillRandom, ArgCount},
+	{FillOne, ArgSmall},
+	{FillSmall, ArgNeg},
+	{FillZero, ArgZero},
+	{FillOnes, ArgOne},
+	{FillRamp, ArgCount},
+}
+
+// PlanRand is input k's source of random values: the plan is
+// deterministic for a function.
+func PlanRand(k int) *rand.Rand { return rand.New(rand.NewSource(int64(k)*7919 + 1)) }
+
+// Fill returns size bytes of elements of e (in units of e.Unit()) for
+// one fill kind. Pointers in
+// memory are left zero (NULL): a random address would only make the
+// source fault, which shows nothing.
+func Fill(rng *rand.Rand, size int, e Elem, kind FillKind) []byte {
+	data := make([]byte, size)
+	if e.Pointer {
+		return data
+	}
+	es := e.Unit()
+	float := e.Float && (es == 4 || es == 8)
+	for i, off := 0, 0; off+es <= len(data); i, off = i+1, off+es {
+		var v uint64
+		switch kind {
+		case FillRandom:
+			v = rng.Uint64()
+			if float {
+				v = Finite(v, es)
+			}
+		case FillSmall:
+			if float {
+				v = FloatBits(float64(rng.Intn(13)-6)/2, es)
+			} else {
+				v = uint64(int64(rng.Intn(7) - 3))
+			}
+		case FillZero:
+		case FillOne:
+			v = 1
+			if float {
+				v = FloatBits(1, es)
+			}
+		case FillOnes:
+			v = ^uint64(0)
+			if float {
+				v = FloatBits(-1, es)
+			}
+		case FillRamp:
+			if float {
+				v = FloatBits(float64(i%7-3), es)
+			} else {
+				v = uint64(int64(i%7 - 3))
+			}
+		}
+		var buf [8]byte
+		binary.LittleEndian.PutUint64(buf[:], v)
+		copy(data[off:off+es], buf[:es])
+	}
+	return data
+}
+
+// Arg is a parameter's value for one argument kind; count is the
+// ArgCount value. Pointers are the caller's to set. Floats get half the
+// integer (0.5 steps); aggregates and unknown registers get the integer in
+// each register.
+func Arg(rng *rand.Rand, p Param, kind ArgKind, count int) uint64 {
+	var x int64
+	switch kind {
+	case ArgRandom:
+		x = int64(rng.Intn(64))
+	case ArgSmall:
+		x = 3
+	case ArgCount:
+		x = int64(count)
+	case ArgZero:
+		x = 0
+	case ArgOne:
+		x = 1
+	case ArgNeg:
+		x = -1
+		if p.Kind == Int && !p.Signed || p.Kind == Aggregate {
+			x = 2
+		}
+	}
+	if p.Kind == Float {
+		return FloatBits(float64(x)/2, p.Size)
+	}
+	return uint64(x)
+}

@@ -1,0 +1,80 @@
+package inputs
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+)
+
+// TestFill checks each fill kind's elements, for ints, floats and
+// pointers.
+func TestFill(t *testing.T) {
+	elems := []Elem{{Size: 4}, {Size: 1, Char: true}, {Size: 8, Float: true}, {Size: 4, Float: true}, {Size: 8, Pointer: true}, {Size: 12}}
+	for _, e := range elems {
+		for kind := FillRandom; kind <= FillRamp; kind++ {
+			data := Fill(PlanRand(int(kind)), 96, e, kind)
+			if len(data) != 96 {
+				t.Fatalf("%+v kind %d: %d bytes", e, kind, len(data))
+			}
+			u := e.Unit()
+			for i, off := 0, 0; off+u <= len(data); i, off = i+1, off+u {
+				var buf [8]byte
+				copy(buf[:], data[off:off+u])
+				bits := binary.LittleEndian.Uint64(buf[:])
+				var x float64 // the element's value
+				switch {
+				case e.Pointer:
+					if bits != 0 {
+						t.Fatalf("%+v kind %d: pointer element %d is %#x, want NULL", e, kind, i, bits)
+					}
+					continue
+				case e.Float && u == 4:
+					x = float64(math.Float32frombits(uint32(bits)))
+				case e.Float:
+					x = math.Float64frombits(bits)
+				default:
+					x = float64(int64(Extend(bits, u, true)))
+				}
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					t.Fatalf("%+v kind %d: element %d is %v", e, kind, i, x)
+				}
+				bad := false
+				switch kind {
+				case FillSmall:
+					bad = x < -3 || x > 3 || x*2 != math.Trunc(x*2)
+				case FillZero:
+					bad = x != 0
+				case FillOne:
+					bad = x != 1
+				case FillOnes:
+					bad = x != -1
+				case FillRamp:
+					bad = x != float64(i%7-3)
+				}
+				if bad {
+					t.Fatalf("%+v kind %d: element %d is %v", e, kind, i, x)
+				}
+			}
+		}
+	}
+}
+
+// TestPlanDeterministic: the plan gives the same inputs every time.
+func TestPlanDeterministic(t *testing.T) {
+	p := Param{Kind: Int, Size: 4, Signed: true}
+	for k, step := range Plan {
+		a := Fill(PlanRand(k), 64, Elem{Size: 4}, step.Fill)
+		b := Fill(PlanRand(k), 64, Elem{Size: 4}, step.Fill)
+		x := Arg(PlanRand(k), p, step.Arg, 10)
+		y := Arg(PlanRand(k), p, step.Arg, 10)
+		if string(a) != string(b) || x != y {
+			t.Fatalf("input %d differs between two calls", k)
+		}
+	}
+	if v := Arg(PlanRand(0), Param{Kind: Int, Size: 4}, ArgNeg, 0); v != 2 {
+		t.Errorf("unsigned negative argument %d, want 2", v)
+	}
+	if v := Arg(PlanRand(0), Param{Kind: Float, Size: 8}, ArgCount, 10); math.Float64frombits(v) != 5 {
+		t.Errorf("float count argument %v, want 5", math.Float64frombits(v))
+	}
+}
