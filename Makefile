@@ -7,12 +7,16 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 # Debian packages eqc needs: compilers for the benchmark matrix (gcc-12 is the
 # machine's gcc), the SMT solvers it races, libz3 for the in-process backend,
 # csmith for the corpus, binutils for the objdump oracle in the tests,
-# llvm-16-dev for clang's keepsig plugin (bench/clangplugin), and make, tcl
-# and xz-utils for preparing the SPEC-like programs (bench/spec).
+# llvm-16-dev for clang's keepsig plugin (bench/clangplugin), make, tcl and
+# xz-utils for preparing the SPEC-like programs (bench/spec), graphviz to
+# render eqc proof show --format dot, slurm-wlm and munge for the local
+# single-node Slurm of eqc slurm's test (scripts/slurm-local.sh), and
+# Jupyter with pandas and matplotlib for the notebooks.
 APT_PACKAGES := gcc clang-16 libz3-dev z3 cvc5 boolector csmith libcsmith-dev binutils libc6-dev \
-	llvm-16-dev make tcl xz-utils
+	llvm-16-dev make tcl xz-utils graphviz slurm-wlm munge \
+	jupyter-nbconvert python3-nbclient python3-ipykernel python3-pandas python3-matplotlib
 
-.PHONY: all deps build vet test bench fuzz tsvc spec clean
+.PHONY: all deps build vet test bench fuzz tsvc spec notebooks clean
 
 all: build
 
@@ -61,6 +65,13 @@ tsvc: build
 # print the tables; TIMEOUT=, JOBS=, OPT= as for the script (README.md).
 spec: build
 	./scripts/spec.sh
+
+# The notebooks, executed headless on results/ (make tsvc first; a
+# notebook whose results are missing says which target makes them), each
+# written as HTML beside it; figures go to notebooks/figures.
+notebooks: build
+	cd notebooks && for nb in *.ipynb; do \
+	  jupyter-nbconvert --to html --execute --ExecutePreprocessor.timeout=600 "$$nb" || exit 1; done
 
 clean:
 	rm -rf bin results/*/

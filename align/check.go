@@ -44,6 +44,17 @@ type Request struct {
 	// object that defines them. Facts are taken from them as from SRC and
 	// DST, and listed among the proof's assumptions.
 	Context []string
+	// Phase, if set, is told each phase of the check as it starts
+	// ("lifting", "loop-free proof", "differential test", "loop engines",
+	// "confirming a counterexample"), for a progress line.
+	Phase func(string) `json:"-"`
+}
+
+// phase reports a phase of the check to r.Phase.
+func (r Request) phase(name string) {
+	if r.Phase != nil {
+		r.Phase(name)
+	}
 }
 
 // Result is one check's answer: the fields of `eqc check --json`.
@@ -130,6 +141,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	req.phase("lifting")
 	p, err := pair.Load(req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc, req.Context...)
 	if err != nil {
 		return res, err
@@ -142,12 +154,14 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
 		defer cancel()
 	}
+	req.phase("loop-free proof")
 	out := pair.CheckLoopFree(ctx, p, s)
 	var diff diffOutcome
 	if out.HasLoops {
 		// Real runs before the proof search: a loop proof that fails
 		// yields no input to confirm, and a search that cannot correlate
 		// an inequivalent pair may spend the whole timeout failing.
+		req.phase("differential test")
 		diff = diffTest(ctx, req, models, p)
 		res.TestVectors = diff.runs
 		if pair.Debug {
@@ -158,6 +172,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 			res.WallS = time.Since(start).Seconds()
 			return res, nil
 		}
+		req.phase("loop engines")
 		out = checkLoops(ctx, p, req.Engine, s)
 	}
 	res.Verdict, res.Reason = out.Verdict, out.Reason
@@ -234,6 +249,7 @@ func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 // difference into not-equivalent. It returns the comparison (nil when the
 // runs failed).
 func confirm(ctx context.Context, req Request, models ub.Set, p *pair.Pair, cex *pair.Counterexample, res *Result) *tracer.Confirmation {
+	req.phase("confirming a counterexample")
 	in := tracer.Input{Globals: cex.Globals()}
 	for i := 0; i < 6; i++ {
 		in.Args = append(in.Args, cex.Arg(i))

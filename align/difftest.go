@@ -108,22 +108,33 @@ func diffTest(ctx context.Context, req Request, models ub.Set, p *pair.Pair) dif
 		if !c.Differ {
 			continue
 		}
-		in, c = minimize(ctx, cf, p, in, c)
+		small, sc := minimize(ctx, cf, p, in, c)
 		if !models.None() {
 			// The UB monitor single-steps the source, which on a loop
-			// kernel takes seconds: it watches the minimized input only, on
-			// the check's time rather than the test's, and at most
-			// diffMonitored of them.
+			// kernel takes seconds: it watches the minimized input, on the
+			// check's time rather than the test's, and when that one has
+			// undefined behaviour (making values small can make them
+			// overflow: ext(x + 1) * 2 at x = 0), the input as found; at
+			// most diffMonitored inputs in all.
 			if candidates++; candidates > diffMonitored {
 				return out
 			}
-			if c = monitored(checkCtx, cf, in, models); !c.Differ {
+			mc := monitored(checkCtx, cf, small, models)
+			if !mc.Differ && sc != c && candidates < diffMonitored {
+				candidates++
+				if oc := monitored(checkCtx, cf, in, models); oc.Differ {
+					small, mc = in, oc
+				}
+			}
+			if !mc.Differ {
 				if out.ubNote == "" {
-					out.ubNote = "an input that differs was not counted: " + c.Detail
+					out.ubNote = "an input that differs was not counted: " + mc.Detail
 				}
 				continue
 			}
+			sc = mc
 		}
+		in, c = small, sc
 		out.in, out.c = in, c
 		return out
 	}

@@ -1,11 +1,13 @@
 package align
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"eqc/align/product/pair"
@@ -75,6 +77,9 @@ func (s scalar) format(bits uint64) string {
 		return fmt.Sprintf("%#x", bits)
 	}
 	v := inputs.Extend(bits, s.size, s.signed)
+	if s.char() && bits&0xff >= 0x20 && bits&0xff < 0x7f {
+		return fmt.Sprintf("%d %s", int64(v), strconv.QuoteRune(rune(bits&0xff)))
+	}
 	if s.signed {
 		x := int64(v)
 		if x >= -1<<16 && x < 1<<16 {
@@ -87,6 +92,9 @@ func (s scalar) format(bits uint64) string {
 	}
 	return fmt.Sprintf("%d (%#x)", v, v)
 }
+
+// char says the elements are C characters.
+func (s scalar) char() bool { return s.size == 1 && strings.Contains(s.name, "char") }
 
 // read reads the element at off of data (zero past its end).
 func (s scalar) read(data []byte, off int) uint64 {
@@ -190,8 +198,21 @@ func floorDiv(a, b int) int {
 	return q
 }
 
-// nonZero lists a block's non-zero elements, at most explainMemElems.
+// nonZero lists a block's non-zero elements, at most explainMemElems; a
+// char buffer a pointer points into is shown as the string there.
 func (b block) nonZero() []Value {
+	if b.index && b.elem.char() && b.origin < len(b.data) {
+		s := b.data[b.origin:]
+		if n := bytes.IndexByte(s, 0); n >= 0 {
+			s = s[:n]
+		}
+		const maxShown = 64
+		v := strconv.Quote(string(s[:min(len(s), maxShown)]))
+		if len(s) > maxShown {
+			v += fmt.Sprintf("… (%d bytes)", len(s))
+		}
+		return []Value{{Name: b.name, Type: b.elem.name + "[]", Value: v}}
+	}
 	var out []Value
 	es := b.elem.size
 	more := 0

@@ -39,6 +39,9 @@ type Config struct {
 	Out   string // results directory; objects go to Out/objects, built-in sources to Out/src
 	// MemBytes caps each worker's address space (prlimit --as); 0 = no cap.
 	MemBytes int64
+	// Shard, when not whole, runs only that part of the checks
+	// (ShardOf), and names the results file after it.
+	Shard Shard
 	// Sample, when positive, checks only that many functions of the
 	// suite, stratified by size (bench.Stratified over the source build
 	// of the first compiler); the same functions with every compiler,
@@ -145,7 +148,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	checks := plan(cfg, objs, sum)
+	checks := ShardOf(plan(cfg, objs, sum), cfg.Shard)
 	sum.Planned = len(checks)
 	var todo []Check
 	for _, c := range checks {
@@ -174,7 +177,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 
 	t2 := time.Now()
 	if len(rows) > 0 {
-		file, err := writeRows(cfg.Out, cfg.Version, rows)
+		file, err := writeRows(cfg.Out, cfg.Version, cfg.Shard, rows)
 		if err != nil {
 			return sum, err
 		}
@@ -366,7 +369,8 @@ func plan(cfg Config, objs map[objKey]bench.Object, sum *Summary) []Check {
 								continue
 							}
 							seen[k] = true
-							checks = append(checks, Check{Key: k, Variant: v.Name, SrcFile: so.Path, DstFile: do.Path, Function: f, Context: context})
+							checks = append(checks, Check{Key: k, Variant: v.Name, SrcFile: so.Path, DstFile: do.Path, Function: f, Context: context,
+								Cost: 1 + int64(so.Sizes[f]+do.Sizes[f])})
 						}
 					}
 				}
@@ -538,8 +542,11 @@ func makeRow(cfg Config, c Check, out outcome, started time.Time) results.Row {
 
 // writeRows writes the rows of this run to a new file under dir through the
 // atomic writer: the name appears only when the file is complete.
-func writeRows(dir, version string, rows []results.Row) (string, error) {
+func writeRows(dir, version string, shard Shard, rows []results.Row) (string, error) {
 	base := "run-" + time.Now().UTC().Format("20060102T150405Z")
+	if !shard.Whole() {
+		base += fmt.Sprintf("-shard-%d-of-%d", shard.Index, shard.Count)
+	}
 	for i := 0; ; i++ {
 		name := base
 		if i > 0 {

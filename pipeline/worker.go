@@ -27,6 +27,9 @@ type Check struct {
 	// Context are objects whose DWARF describes the pair's globals (the
 	// suite's support files), for eqc check --context.
 	Context []string
+	// Cost is the check's expected cost, for dealing checks out to
+	// shards: the two functions' code size in bytes (at least 1).
+	Cost int64
 }
 
 // Key identifies a check across runs: a row with the same key under --out

@@ -2,6 +2,8 @@ package results
 
 import (
 	"cmp"
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -16,18 +18,38 @@ type Format int
 const (
 	Text     Format = iota // aligned plain text
 	Markdown               // GitHub-flavoured Markdown tables
+	CSV                    // each table as CSV: a title row, the header, the rows, an empty line
+	JSON                   // one JSON array of tables: title, header, rows, notes
 )
 
-// ParseFormat maps "text" and "markdown" (or "md") to a Format.
+// ParseFormat maps "text", "markdown" (or "md"), "csv" and "json" to a
+// Format.
 func ParseFormat(s string) (Format, error) {
 	switch s {
 	case "text", "":
 		return Text, nil
 	case "markdown", "md":
 		return Markdown, nil
+	case "csv":
+		return CSV, nil
+	case "json":
+		return JSON, nil
 	}
-	return 0, fmt.Errorf("unknown format %q (want text or markdown)", s)
+	return 0, fmt.Errorf("unknown format %q (want text, markdown, csv or json)", s)
 }
+
+// Options shape a text report. A table wider than Width columns (0: no
+// limit) is split into parts side by side no wider than it, each
+// repeating the table's key columns; a cell longer than MaxCell runes is
+// cut with "…" unless Details is set (then nothing is cut or split).
+type Options struct {
+	Width   int
+	MaxCell int
+	Details bool
+}
+
+// DefaultOptions fit a 100-column terminal.
+var DefaultOptions = Options{Width: 100, MaxCell: 56}
 
 // Span labels a run of consecutive header columns (a column group such as
 // "gcc -O3" over LOC, out and s).
@@ -44,18 +66,217 @@ type Table struct {
 	Rows   [][]string
 	Right  []bool // per column: align right (numbers)
 	Notes  []string
+	// Key is how many leading columns name a row: a text table split to
+	// fit its width repeats them in every part.
+	Key int
+	// noteWidth wraps the notes in text (set by fit).
+	noteWidth int
 }
 
-// Write prints t in format f.
+// Write prints t in format f (text with no width limit; see WriteOpts).
 func (t *Table) Write(w io.Writer, f Format) error {
+	return t.WriteOpts(w, f, Options{})
+}
+
+// WriteOpts prints t in format f, a text table shaped by o. JSON prints
+// one object (WriteReport gathers them into an array).
+func (t *Table) WriteOpts(w io.Writer, f Format, o Options) error {
 	var b strings.Builder
-	if f == Markdown {
+	switch f {
+	case Markdown:
 		t.markdown(&b)
-	} else {
-		t.text(&b)
+	case CSV:
+		cw := csv.NewWriter(&b)
+		cw.Write([]string{t.Title})
+		cw.Write(t.Header)
+		cw.WriteAll(t.Rows)
+		b.WriteString("\n")
+	case JSON:
+		j, err := json.Marshal(t.jsonTable())
+		if err != nil {
+			return err
+		}
+		b.Write(j)
+		b.WriteString("\n")
+	default:
+		for _, part := range t.fit(o) {
+			part.text(&b)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// jsonTable is a table as JSON shows it.
+type jsonTable struct {
+	Title  string     `json:"title"`
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
+	Notes  []string   `json:"notes,omitempty"`
+}
+
+func (t *Table) jsonTable() jsonTable {
+	rows := t.Rows
+	if rows == nil {
+		rows = [][]string{}
+	}
+	return jsonTable{Title: t.Title, Header: t.Header, Rows: rows, Notes: t.Notes}
+}
+
+// fit shapes t for text output under o: long cells cut, and the columns
+// split into parts of at most o.Width (a span's columns stay together).
+func (t *Table) fit(o Options) []*Table {
+	if o.Details {
+		return []*Table{t}
+	}
+	if o.Width > 0 {
+		wrapped := *t
+		wrapped.noteWidth = o.Width
+		t = &wrapped
+	}
+	if o.MaxCell > 1 {
+		cut := *t
+		cut.Rows = make([][]string, len(t.Rows))
+		for i, r := range t.Rows {
+			cut.Rows[i] = make([]string, len(r))
+			for j, c := range r {
+				if rs := []rune(c); len(rs) > o.MaxCell {
+					c = string(rs[:o.MaxCell-1]) + "…"
+				}
+				cut.Rows[i][j] = c
+			}
+		}
+		t = &cut
+	}
+	n := len(t.Header)
+	if o.Width <= 0 || n == 0 {
+		return []*Table{t}
+	}
+	widths := t.widths()
+	// Units: the columns that go together (a span's), left to right.
+	var units [][2]int
+	label := map[[2]int]string{} // a unit's span label
+	if len(t.Spans) > 0 {
+		col := 0
+		for _, sp := range t.Spans {
+			u := [2]int{col, min(col+sp.Cols, n)}
+			units = append(units, u)
+			label[u] = sp.Label
+			col += sp.Cols
+		}
+		if col < n {
+			units = append(units, [2]int{col, n})
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			units = append(units, [2]int{i, i + 1})
+		}
+	}
+	// A unit's width with the separator after it; a span's label wider
+	// than its columns widens them (text).
+	unitWidth := func(u [2]int) int {
+		w := -len(colSep)
+		for i := u[0]; i < u[1]; i++ {
+			w += widths[i] + len(colSep)
+		}
+		return max(w, width(label[u])) + len(colSep)
+	}
+	var key, rest [][2]int
+	for _, u := range units {
+		if u[1] <= t.Key {
+			key = append(key, u)
+		} else {
+			rest = append(rest, u)
+		}
+	}
+	keyWidth := 0
+	for _, u := range key {
+		keyWidth += unitWidth(u)
+	}
+	total := keyWidth
+	for _, u := range rest {
+		total += unitWidth(u)
+	}
+	if total-len(colSep) <= o.Width || len(rest) < 2 {
+		return []*Table{t}
+	}
+	var groups [][][2]int
+	w := keyWidth
+	for _, u := range rest {
+		if k := len(groups); k == 0 || w+unitWidth(u)-len(colSep) > o.Width {
+			groups = append(groups, nil)
+			w = keyWidth
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], u)
+		w += unitWidth(u)
+	}
+	if len(groups) == 1 {
+		return []*Table{t}
+	}
+	var parts []*Table
+	for gi, g := range groups {
+		us := append(append([][2]int(nil), key...), g...)
+		var cols []int
+		for _, u := range us {
+			for i := u[0]; i < u[1]; i++ {
+				cols = append(cols, i)
+			}
+		}
+		p := &Table{Title: fmt.Sprintf("%s (part %d of %d)", t.Title, gi+1, len(groups)), Key: t.Key, noteWidth: t.noteWidth}
+		if gi > 0 {
+			p.Title = fmt.Sprintf("%s (part %d of %d)", firstLine(t.Title), gi+1, len(groups))
+		}
+		pick := func(cells []string) []string {
+			out := make([]string, len(cols))
+			for k, c := range cols {
+				if c < len(cells) {
+					out[k] = cells[c]
+				}
+			}
+			return out
+		}
+		p.Header = pick(t.Header)
+		for _, c := range cols {
+			p.Right = append(p.Right, c < len(t.Right) && t.Right[c])
+		}
+		if len(t.Spans) > 0 {
+			for _, u := range us {
+				for si, col := 0, 0; si < len(t.Spans); col, si = col+t.Spans[si].Cols, si+1 {
+					if col == u[0] {
+						p.Spans = append(p.Spans, Span{t.Spans[si].Label, u[1] - u[0]})
+					}
+				}
+			}
+		}
+		for _, r := range t.Rows {
+			p.Rows = append(p.Rows, pick(r))
+		}
+		if gi == len(groups)-1 {
+			p.Notes = t.Notes
+		}
+		parts = append(parts, p)
+	}
+	return parts
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// widths are the columns' text widths.
+func (t *Table) widths() []int {
+	n := len(t.Header)
+	widths := make([]int, n)
+	for i, h := range t.Header {
+		widths[i] = width(h)
+	}
+	for _, r := range t.Rows {
+		for i := 0; i < n && i < len(r); i++ {
+			widths[i] = max(widths[i], width(r[i]))
+		}
+	}
+	return widths
 }
 
 func width(s string) int { return utf8.RuneCountInString(s) }
@@ -72,15 +293,7 @@ const colSep = "  "
 
 func (t *Table) text(b *strings.Builder) {
 	n := len(t.Header)
-	widths := make([]int, n)
-	for i, h := range t.Header {
-		widths[i] = width(h)
-	}
-	for _, r := range t.Rows {
-		for i := 0; i < n && i < len(r); i++ {
-			widths[i] = max(widths[i], width(r[i]))
-		}
-	}
+	widths := t.widths()
 	// Widen the last column under a span whose label is wider than it.
 	col := 0
 	for _, s := range t.Spans {
@@ -138,10 +351,30 @@ func (t *Table) text(b *strings.Builder) {
 		line(r)
 	}
 	for _, note := range t.Notes {
-		b.WriteString(note)
+		b.WriteString(wrap(note, t.noteWidth))
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
+}
+
+// wrap breaks s at spaces into lines of at most w runes (0: no limit).
+func wrap(s string, w int) string {
+	if w <= 0 {
+		return s
+	}
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		if line != "" && width(line)+1+width(word) > w {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 func (t *Table) markdown(b *strings.Builder) {
@@ -223,6 +456,7 @@ func SummaryTable(groups []Group) *Table {
 	t := &Table{
 		Title:  "Summary: per suite × compiler × optimization level × UB model × engine",
 		Header: []string{"suite", "compiler", "opt", "ub", "engine", "proved/total", "verified", "not-eq", "unknown", "median s", "mean s", "top unknown reasons"},
+		Key:    5,
 		Right:  []bool{false, false, false, false, false, true, true, true, true, true, true, false},
 	}
 	for _, g := range groups {
@@ -245,6 +479,7 @@ func AblationTable(a *Ablation) *Table {
 	t := &Table{
 		Title:  "UB ablation: proved/total (median s) per UB model",
 		Header: []string{"suite", "compiler", "opt", "engine"},
+		Key:    4,
 		Right:  []bool{false, false, false, false},
 	}
 	for _, m := range a.Models {
@@ -304,10 +539,12 @@ func KernelTableOf(k KernelTable) *Table {
 		t.Header = []string{"benchmark", "function"}
 		t.Right = []bool{false, false}
 		t.Spans = []Span{{"", 2}}
+		t.Key = 2
 	} else {
 		t.Header = []string{"benchmark"}
 		t.Right = []bool{false}
 		t.Spans = []Span{{"", 1}}
+		t.Key = 1
 	}
 	for _, s := range k.Sources {
 		t.Spans = append(t.Spans, Span{s.Compiler + " -" + s.SrcOpt, 1})
@@ -352,7 +589,11 @@ func KernelTableOf(k KernelTable) *Table {
 			if c.Verdict == Equivalent {
 				proved[i]++
 			}
-			cells = append(cells, locString(c.ALOCDst), Mark(c.Verdict, c.Reason), Seconds(c.WallS))
+			reason := c.Reason
+			if k.Short {
+				reason = ReasonKind(reason)
+			}
+			cells = append(cells, locString(c.ALOCDst), Mark(c.Verdict, reason), Seconds(c.WallS))
 		}
 		t.Rows = append(t.Rows, cells)
 	}
@@ -397,6 +638,7 @@ func SearchTable(rows []Row) *Table {
 	})
 	t := &Table{
 		Title:  "Loop engine search per check",
+		Key:    2,
 		Header: []string{"suite", "benchmark", "compiler", "opt", "ub", "engine", "out", "proved by", "predicates", "alignments", "nodes", "edges", "conjuncts", "kept", "s"},
 		Right:  []bool{false, false, false, false, false, false, false, false, true, true, true, true, true, true, true},
 	}
@@ -431,8 +673,16 @@ func locString(n int64) string {
 
 // WriteReport prints the whole report of rows: the summary, the UB
 // ablation (when more than one UB model occurs), the per-kernel table of
-// each suite and the loop engine's search per check (when any). Repeated checks count once (Latest).
+// each suite and the loop engine's search per check (when any). Repeated
+// checks count once (Latest). Text tables have no width limit (see
+// WriteReportOpts).
 func WriteReport(w io.Writer, rows []Row, f Format) error {
+	return WriteReportOpts(w, rows, f, Options{})
+}
+
+// WriteReportOpts is WriteReport with text tables shaped by o; JSON is one
+// array of the tables.
+func WriteReportOpts(w io.Writer, rows []Row, f Format, o Options) error {
 	rows = Latest(rows)
 	groups := Summarize(rows)
 	tables := []*Table{SummaryTable(groups)}
@@ -443,13 +693,23 @@ func WriteReport(w io.Writer, rows []Row, f Format) error {
 		}
 	}
 	for _, k := range Kernels(rows) {
+		k.Short = f == Text && !o.Details
 		tables = append(tables, KernelTableOf(k))
 	}
 	if t := SearchTable(rows); t != nil {
 		tables = append(tables, t)
 	}
+	if f == JSON {
+		var all []jsonTable
+		for _, t := range tables {
+			all = append(all, t.jsonTable())
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(all)
+	}
 	for _, t := range tables {
-		if err := t.Write(w, f); err != nil {
+		if err := t.WriteOpts(w, f, o); err != nil {
 			return err
 		}
 	}

@@ -279,6 +279,9 @@ type KernelTable struct {
 	Sources []SourceColumn
 	Columns []KernelColumn
 	Rows    []KernelRow
+	// Short shows only the kind of each unknown reason (ReasonKind), for
+	// a table that must fit a terminal.
+	Short bool
 }
 
 // Kernels builds one KernelTable per suite, in suite order; columns and

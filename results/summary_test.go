@@ -2,6 +2,8 @@ package results
 
 import (
 	"bytes"
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -231,8 +233,94 @@ func TestReportTextAndMarkdown(t *testing.T) {
 	}
 }
 
+// TestReportFits: with the default options every text line fits 100
+// columns, a split table repeats its key columns in each part, and the
+// details option prints the reasons whole.
+func TestReportFits(t *testing.T) {
+	rows := handBuilt()
+	for i := range rows {
+		if rows[i].Verdict == Unknown {
+			rows[i].Reason += "; " + strings.Repeat("a long detail of the reason ", 6)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteReportOpts(&b, rows, Text, DefaultOptions); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > DefaultOptions.Width {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+	if strings.Contains(out, "a long detail") && !strings.Contains(out, "…") {
+		t.Errorf("a long reason is neither cut nor left out:\n%s", out)
+	}
+	var d bytes.Buffer
+	if err := WriteReportOpts(&d, rows, Text, Options{Width: 100, Details: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.String(), strings.Repeat("a long detail of the reason ", 6)) {
+		t.Errorf("--details cut a reason:\n%s", d.String())
+	}
+	// A table of many columns: each part keeps the key column.
+	wide := &Table{Title: "wide", Header: []string{"name"}, Key: 1}
+	row := []string{"row1"}
+	for i := 0; i < 30; i++ {
+		wide.Header = append(wide.Header, fmt.Sprintf("column%02d", i))
+		row = append(row, "value")
+	}
+	wide.Rows = [][]string{row}
+	parts := wide.fit(DefaultOptions)
+	if len(parts) < 2 {
+		t.Fatalf("a %d-column table was not split", len(wide.Header))
+	}
+	seen := 0
+	for _, p := range parts {
+		if p.Header[0] != "name" || p.Rows[0][0] != "row1" {
+			t.Errorf("part %q lacks the key column: %v", p.Title, p.Header)
+		}
+		seen += len(p.Header) - 1
+	}
+	if seen != 30 {
+		t.Errorf("the parts hold %d of the 30 columns", seen)
+	}
+}
+
+// TestReportCSVAndJSON: both parse, and hold the same tables.
+func TestReportCSVAndJSON(t *testing.T) {
+	var j, c bytes.Buffer
+	if err := WriteReport(&j, handBuilt(), JSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteReport(&c, handBuilt(), CSV); err != nil {
+		t.Fatal(err)
+	}
+	var tables []jsonTable
+	if err := json.Unmarshal(j.Bytes(), &tables); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, j.String())
+	}
+	r := csv.NewReader(&c)
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("CSV: %v", err)
+	}
+	titles := 0
+	for _, rec := range recs {
+		for _, tb := range tables {
+			if len(rec) == 1 && rec[0] == tb.Title {
+				titles++
+			}
+		}
+	}
+	if len(tables) < 3 || titles != len(tables) {
+		t.Errorf("%d JSON tables, %d of their titles in the CSV", len(tables), titles)
+	}
+}
+
 func TestParseFormat(t *testing.T) {
-	for s, want := range map[string]Format{"text": Text, "markdown": Markdown, "md": Markdown} {
+	for s, want := range map[string]Format{"text": Text, "markdown": Markdown, "md": Markdown, "csv": CSV, "json": JSON} {
 		if f, err := ParseFormat(s); err != nil || f != want {
 			t.Errorf("ParseFormat(%q) = %v, %v", s, f, err)
 		}

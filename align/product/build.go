@@ -150,7 +150,7 @@ func Build(p *pair.Pair, a pair.Alignment, runs []*pair.CoRun, l Learning) (*Pro
 	if reason := pr.staysAcyclic(); reason != "" {
 		return nil, reason
 	}
-	if p.OBVA && p.TakesPointer() {
+	if p.UsesOBVA() {
 		pr.taint = pr.computeFrameTaint()
 	}
 	if reason := pr.callFrameReason(); reason != "" {

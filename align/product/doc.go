@@ -56,7 +56,7 @@
 //     application; Build refuses the product when an address in either
 //     side's frame may reach a callee (the frame taint over its edges).
 //
-//   - Under the OBVA model, for a source that takes a pointer, every source
+//   - Under the OBVA model, every source
 //     access through an address not derived from the entry rsp
 //     (ub.FrameTaint) is taken to miss the frame wherever the source makes
 //     it (obva.go): a hypothesis per path prefix, listed among the

@@ -105,6 +105,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		pos[i] = obj
 	}
+	if os.Getenv(checkWorkerEnv) == "" && (!checkObject(stderr, "check", pos[0]) || pos[1] != pos[0] && !checkObject(stderr, "check", pos[1])) {
+		return exitBadInput
+	}
 	o := checkOptions{srcPath: pos[0], dstPath: pos[1], contexts: contexts, engine: *engine, ub: *ubModel,
 		timeout: *timeout, memory: *memory, memBytes: memBytes, proofDir: *proofDir, solvers: *solvers}
 	switch {
@@ -149,7 +152,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			hits0 = cache.Stats().Hits
 		}
 		res, err := align.Check(context.Background(), align.Request{
-			SrcPath: o.srcPath, SrcFunc: pr.src, DstPath: o.dstPath, DstFunc: pr.dst, UB: o.ub, Engine: o.engine, Timeout: o.timeout, Context: o.contexts}, s)
+			SrcPath: o.srcPath, SrcFunc: pr.src, DstPath: o.dstPath, DstFunc: pr.dst, UB: o.ub, Engine: o.engine, Timeout: o.timeout, Context: o.contexts,
+			Phase: phaseWriter(os.Getenv(checkPhaseEnv))}, s)
 		if cache != nil {
 			res.CacheHits = int(cache.Stats().Hits - hits0)
 		}
@@ -381,7 +385,15 @@ func superviseChecks(o *checkOptions, rep *checkReport, stderr io.Writer) int {
 		}
 	}()
 
-	for _, pr := range o.pairs {
+	var phases *phaseFile
+	if isTerminal(stderr) {
+		if phases, err = newPhaseFile(); err == nil {
+			defer phases.remove()
+			lim.Env = append(lim.Env, checkPhaseEnv+"="+phases.path)
+		}
+	}
+	for i, pr := range o.pairs {
+		stop := phases.show(stderr, pr.src, i+1, len(o.pairs))
 		argv := []string{exe, "check", "--json", "--src-func", pr.src, "--dst-func", pr.dst, "--engine", o.engine,
 			"--ub", o.ub, "--timeout", o.timeout.String(), "--solver", o.solvers}
 		if o.proofDir != "" {
@@ -392,6 +404,7 @@ func superviseChecks(o *checkOptions, rep *checkReport, stderr io.Writer) int {
 		}
 		argv = append(argv, "--", o.srcPath, o.dstPath)
 		w := pipeline.RunCheckWorker(ctx, lim, argv)
+		stop()
 		if ctx.Err() != nil {
 			return dieOf(<-caught)
 		}

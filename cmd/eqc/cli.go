@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"eqc/x86"
 )
 
 // The conventions every subcommand follows (docs/design.md, CLI contract):
@@ -118,4 +120,40 @@ func durationFlag(fs *flag.FlagSet, name string, def time.Duration, usage string
 	d := def
 	fs.Var(durationValue{&d}, name, usage+" (a duration: 90s, 5m, or seconds)")
 	return &d
+}
+
+// objectProblem inspects an input object as every subcommand does before
+// using it: an error when it has no function symbols (a stripped object:
+// eqc finds functions by the symbol table), and a warning when it has no
+// DWARF (no -g: parameters, types and names unknown; checks still run).
+func objectProblem(f *x86.File) (warning string, fatal error) {
+	if len(f.Functions) == 0 {
+		return "", fmt.Errorf("%s has no function symbols (stripped? eqc finds functions by the symbol table: do not strip, compile with -g)", f.Path)
+	}
+	for _, fn := range f.Functions {
+		if fn.Debug != nil {
+			return "", nil
+		}
+	}
+	return fmt.Sprintf("warning: %s has no DWARF (compile with -g): parameters, types and names are unknown", f.Path), nil
+}
+
+// checkObject opens path and reports objectProblem's findings on stderr
+// as subcommand cmd: false when the object cannot be used. check and
+// trace take relocatable objects only: anything else is left to their own
+// one-line error.
+func checkObject(stderr io.Writer, cmd, path string) bool {
+	f, err := x86.Open(path)
+	if err != nil || cmd != "lift" && f.Kind != x86.Relocatable {
+		return true // the subcommand's own open names the error
+	}
+	warning, fatal := objectProblem(f)
+	if fatal != nil {
+		fmt.Fprintf(stderr, "eqc %s: %v\n", cmd, fatal)
+		return false
+	}
+	if warning != "" {
+		fmt.Fprintf(stderr, "eqc %s: %s\n", cmd, warning)
+	}
+	return true
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +76,37 @@ func TestParseArgs(t *testing.T) {
 		if _, err := parseDuration(bad); err == nil {
 			t.Errorf("duration %q accepted", bad)
 		}
+	}
+}
+
+// TestStrippedObject: every subcommand that reads objects says a stripped
+// one has no function symbols (exit 65), and warns of one without DWARF.
+func TestStrippedObject(t *testing.T) {
+	dir := t.TempDir()
+	c := filepath.Join(dir, "f.c")
+	obj := filepath.Join(dir, "f.o")
+	stripped := filepath.Join(dir, "stripped.o")
+	nodebug := filepath.Join(dir, "nodebug.o")
+	if err := os.WriteFile(c, []byte("int f(int x) { return x + 1; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{
+		{"gcc", "-g", "-O2", "-fno-pie", "-c", c, "-o", obj},
+		{"strip", "-o", stripped, obj},
+		{"strip", "--strip-debug", "-o", nodebug, obj},
+	} {
+		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", cmd, err, out)
+		}
+	}
+	for _, args := range [][]string{{"lift", stripped}, {"trace", stripped}, {"check", stripped, obj}, {"check", obj, stripped}} {
+		code, _, errOut := eqc(args...)
+		if code != exitBadInput || !strings.Contains(errOut, "stripped") || !strings.Contains(errOut, stripped) {
+			t.Errorf("eqc %s: exit %d, stderr %q; want 65 saying it is stripped", strings.Join(args, " "), code, errOut)
+		}
+	}
+	code, out, errOut := eqc("lift", nodebug)
+	if code != 0 || !strings.Contains(errOut, "no DWARF") || !strings.Contains(out, " f ") {
+		t.Errorf("eqc lift %s: exit %d, stdout %q, stderr %q; want 0, f lifted and a warning", nodebug, code, out, errOut)
 	}
 }

@@ -60,6 +60,10 @@ func runLift(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%-32s %-24s %6s %6s %5s  %s\n", "file", "function", "insns", "blocks", "loops", "unsupported")
 	}
 	for _, path := range files {
+		if !checkObject(stderr, "lift", path) {
+			status = exitBadInput
+			continue
+		}
 		sums, err := x86.LiftFile(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "eqc lift: %v\n", err)

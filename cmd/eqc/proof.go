@@ -20,7 +20,8 @@ import (
 
 // runProof is `eqc proof SUBCOMMAND`; verify is the only one.
 func runProof(args []string, stdout, stderr io.Writer) int {
-	const use = "usage: eqc proof verify [--json] [--solver LIST] [--timeout DURATION] [--context FILE]... PROOF SRC DST\n"
+	const use = "usage: eqc proof verify [--json] [--solver LIST] [--timeout DURATION] [--context FILE]... PROOF SRC DST\n" +
+		"       eqc proof show [--format text|dot] PROOF\n"
 	switch {
 	case len(args) == 0:
 		fmt.Fprint(stderr, use)
@@ -28,10 +29,50 @@ func runProof(args []string, stdout, stderr io.Writer) int {
 	case args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
 		fmt.Fprint(stdout, use)
 		return 0
+	case args[0] == "show":
+		return runProofShow(args[1:], stdout, stderr)
 	case args[0] != "verify":
-		return usageError(stderr, "proof", "unknown subcommand %q: want verify", args[0])
+		return usageError(stderr, "proof", "unknown subcommand %q: want verify or show", args[0])
 	}
 	return runProofVerify(args[1:], stdout, stderr)
+}
+
+// runProofShow is `eqc proof show [--format text|dot] PROOF`: print the
+// proof's product graph for a person (prove.WriteText) or for Graphviz
+// (prove.WriteDOT: eqc proof show --format dot P | dot -Tsvg > p.svg).
+// Nothing is checked; exit 65 when the file cannot be read.
+func runProofShow(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("proof show", flag.ContinueOnError)
+	format := fs.String("format", "text", "text, or dot (Graphviz)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: eqc proof show [--format text|dot] PROOF\n")
+		fs.PrintDefaults()
+	}
+	pos, status, ok := parseArgs(fs, args, stdout, stderr)
+	if !ok {
+		return status
+	}
+	if status, ok := wantArgs(stderr, "proof show", pos, "PROOF"); !ok {
+		return status
+	}
+	if *format != "text" && *format != "dot" {
+		return usageError(stderr, "proof show", "unknown format %q (want text or dot)", *format)
+	}
+	pf, err := prove.ReadProof(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "eqc proof show: %v\n", err)
+		return exitBadInput
+	}
+	if *format == "dot" {
+		err = pf.WriteDOT(stdout)
+	} else {
+		err = pf.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "eqc proof show: %v\n", err)
+		return exitBadInput
+	}
+	return 0
 }
 
 // runProofVerify is `eqc proof verify PROOF SRC DST`: recheck a proof file

@@ -18,9 +18,11 @@ import (
 func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output format: text or markdown")
+	format := fs.String("format", "text", "output format: text, markdown, csv or json")
+	width := fs.Int("width", results.DefaultOptions.Width, "text: split tables wider than this many columns into parts (0: no limit)")
+	details := fs.Bool("details", false, "text: print every table whole, no cell cut and no split")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: eqc report [--format text|markdown] DIR\n")
+		fmt.Fprintf(fs.Output(), "usage: eqc report [--format text|markdown|csv|json] [--width N] [--details] DIR\n")
 		fs.PrintDefaults()
 	}
 	dirs, status, ok := parseArgs(fs, args, stdout, stderr)
@@ -66,8 +68,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitBadInput
 	}
-	fmt.Fprintf(stdout, "%d rows from %d file(s) under %s\n\n", len(set.Rows), len(set.Files), dir)
-	if err := results.WriteReport(stdout, set.Rows, f); err != nil {
+	if f == results.Text || f == results.Markdown {
+		fmt.Fprintf(stdout, "%d rows from %d file(s) under %s\n\n", len(set.Rows), len(set.Files), dir)
+	}
+	o := results.DefaultOptions
+	o.Width, o.Details = *width, *details
+	if err := results.WriteReportOpts(stdout, set.Rows, f, o); err != nil {
 		fmt.Fprintf(stderr, "eqc report: %v\n", err)
 		return exitBadInput
 	}

@@ -34,21 +34,11 @@ const exitInterrupted = 130
 // did not compile (after the other sources were swept); 130 interrupted.
 func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	suiteArg := fs.String("suite", "", "built-in suite name (tsvc, corpus), spec (every recipe), a recipe's program (bzip2, lua, ...), or a suite directory")
-	ccList := fs.String("cc", "", "comma-separated compilers (default: the suite's, gcc-12,clang-16)")
-	optList := fs.String("opt", "O3", "comma-separated target optimization settings (O3, O2+sse4.2, O2+fwrapv, O2+fno-strict-aliasing, ...)")
-	srcOpt := fs.String("src-opt", "O0", "optimization setting of the source side")
-	var ub specList
-	fs.Var(&ub, "ub", "UB model spec to sweep, as eqc check takes it (all, none, sio,obva, all,-sio); repeat for one row per spec and function (default all)")
-	engine := fs.String("engine", "auto", "static, data or auto")
-	timeout := durationFlag(fs, "timeout", 300*time.Second, "per-check timeout")
-	jobs := fs.Int("jobs", 0, "checks at once (0: one per CPU)")
-	out := fs.String("out", "", "results directory (default: results/<suite>)")
-	mem := fs.String("mem", defaultMem, "address-space cap of each worker (prlimit --as), e.g. 4G, 512M; 0 for none")
-	sample := fs.Int("sample", 0, "check only N functions of each suite, stratified by size (0: all)")
+	f := defineSweepFlags(fs)
+	suiteArg, ccList, optList, srcOpt, ub, engine := f.suite, f.cc, f.opt, f.srcOpt, f.ub, f.engine
+	timeout, jobs, out, mem, sample := f.timeout, f.jobs, f.out, f.mem, f.sample
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: eqc sweep --suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES] [--sample N]\n")
+		fmt.Fprintf(fs.Output(), "usage: eqc sweep %s\n", sweepUsage)
 		fs.PrintDefaults()
 	}
 	pos, status, ok := parseArgs(fs, args, stdout, stderr)
@@ -78,7 +68,13 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("--mem: %v", err)
 	}
-	ubModels, err := pipeline.ParseUBModels(ub)
+	shard := pipeline.Shard{}
+	if *f.shard != "" {
+		if shard, err = pipeline.ParseShard(*f.shard); err != nil {
+			return usage("--shard: %v", err)
+		}
+	}
+	ubModels, err := pipeline.ParseUBModels(*ub)
 	if err != nil {
 		return usage("--ub: %v", err)
 	}
@@ -149,7 +145,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		}
 		sum, err := pipeline.Run(ctx, pipeline.Config{
 			Suite: suite, Compilers: compilers, SrcOpt: src, DstOpts: dsts, UBModels: ubModels,
-			Engine: *engine, Timeout: *timeout, Jobs: *jobs, Out: outDir, MemBytes: memBytes, Sample: *sample,
+			Engine: *engine, Timeout: *timeout, Jobs: *jobs, Out: outDir, MemBytes: memBytes, Sample: *sample, Shard: shard,
 			Worker: []string{exe, "check"}, Verifier: []string{exe, "proof", "verify"}, Env: []string{checkWorkerEnv + "=1"},
 			Version: version, Log: stderr, Progress: isTerminal(stderr),
 		})
@@ -183,6 +179,35 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return exitUnknown
 	}
 	return exitEquivalent
+}
+
+// sweepUsage is the argument synopsis of eqc sweep.
+const sweepUsage = "--suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES] [--sample N] [--shard I/N]"
+
+// sweepFlags are eqc sweep's flags; eqc slurm defines them too and passes
+// them on to each array task's sweep.
+type sweepFlags struct {
+	suite, cc, opt, srcOpt, engine, out, mem, shard *string
+	ub                                              *specList
+	timeout                                         *time.Duration
+	jobs, sample                                    *int
+}
+
+func defineSweepFlags(fs *flag.FlagSet) *sweepFlags {
+	f := &sweepFlags{ub: &specList{}}
+	f.suite = fs.String("suite", "", "built-in suite name (tsvc, corpus), spec (every recipe), a recipe's program (bzip2, lua, ...), or a suite directory")
+	f.cc = fs.String("cc", "", "comma-separated compilers (default: the suite's, gcc-12,clang-16)")
+	f.opt = fs.String("opt", "O3", "comma-separated target optimization settings (O3, O2+sse4.2, O2+fwrapv, O2+fno-strict-aliasing, ...)")
+	f.srcOpt = fs.String("src-opt", "O0", "optimization setting of the source side")
+	fs.Var(f.ub, "ub", "UB model spec to sweep, as eqc check takes it (all, none, sio,obva, all,-sio); repeat for one row per spec and function (default all)")
+	f.engine = fs.String("engine", "auto", "static, data or auto")
+	f.timeout = durationFlag(fs, "timeout", 300*time.Second, "per-check timeout")
+	f.jobs = fs.Int("jobs", 0, "checks at once (0: one per CPU)")
+	f.out = fs.String("out", "", "results directory (default: results/<suite>)")
+	f.mem = fs.String("mem", defaultMem, "address-space cap of each worker (prlimit --as), e.g. 4G, 512M; 0 for none")
+	f.sample = fs.Int("sample", 0, "check only N functions of each suite, stratified by size (0: all)")
+	f.shard = fs.String("shard", "", "run only shard I of N (I/N, 0 <= I < N): a deterministic part of the checks, balanced by size; shards share --out")
+	return f
 }
 
 func printSummary(w io.Writer, suite, out string, s *pipeline.Summary) {

@@ -57,6 +57,9 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	if !checkObject(stderr, "trace", path) {
+		return exitBadInput
+	}
 	obj, err := tracer.OpenObjectTrace(path, funcs)
 	if err != nil {
 		fmt.Fprintf(stderr, "eqc trace: %v\n", firstLine(err.Error()))

@@ -257,7 +257,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	if p.SmallArgs {
 		pre = b.And(append([]ir.Term{pre}, p.smallArgs()...)...)
 	}
-	if p.OBVA && p.TakesPointer() {
+	if p.UsesOBVA() {
 		hyps, misses := p.loopFreeOBVA(srcPaths)
 		pre = b.And(append([]ir.Term{pre}, hyps...)...)
 		// Every obligation but same-termination assumes the source
