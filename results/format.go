@@ -223,9 +223,6 @@ func (t *Table) fit(o Options) []*Table {
 			}
 		}
 		p := &Table{Title: fmt.Sprintf("%s (part %d of %d)", t.Title, gi+1, len(groups)), Key: t.Key, noteWidth: t.noteWidth}
-		if gi > 0 {
-			p.Title = fmt.Sprintf("%s (part %d of %d)", firstLine(t.Title), gi+1, len(groups))
-		}
 		pick := func(cells []string) []string {
 			out := make([]string, len(cols))
 			for k, c := range cols {
@@ -257,11 +254,6 @@ func (t *Table) fit(o Options) []*Table {
 		parts = append(parts, p)
 	}
 	return parts
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }
 
 // widths are the columns' text widths.

@@ -181,12 +181,7 @@ type progress struct {
 }
 
 func newProgress(w io.Writer) *progress {
-	f, ok := w.(*os.File)
-	if !ok {
-		return &progress{}
-	}
-	st, err := f.Stat()
-	return &progress{w: w, on: err == nil && st.Mode()&os.ModeCharDevice != 0}
+	return &progress{w: w, on: isTerminal(w)}
 }
 
 func (p *progress) show(s string) {
