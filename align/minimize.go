@@ -35,7 +35,7 @@ import (
 // keeps the input it started from when the result fails.
 
 // minimizeTries bounds the runs minimize makes.
-const minimizeTries = 160
+const minimizeTries = 96
 
 // memBlock is one memory block of an input: a global by name, or a heap
 // buffer by index in Input.Mem.
