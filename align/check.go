@@ -279,20 +279,27 @@ func confirm(ctx context.Context, req Request, models ub.Set, p *pair.Pair, cex 
 	return c
 }
 
-// minimizeBudget bounds the time minimizing a solver's counterexample
-// takes, besides a quarter of what is left of the check.
-const minimizeBudget = 2 * time.Second
+// minimizeBudget bounds the time minimizing a counterexample takes,
+// besides a quarter of what is left of the check. It is a safety net:
+// minimizeTries bounds the runs, and a budget that cut them short on a
+// loaded machine would make the input shown depend on the load.
+const minimizeBudget = 5 * time.Second
+
+// minimizeContext is ctx bounded for one minimization (minimizeBudget).
+func minimizeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	budget := minimizeBudget
+	if dl, ok := ctx.Deadline(); ok {
+		budget = min(budget, time.Until(dl)/4)
+	}
+	return context.WithTimeout(ctx, budget)
+}
 
 // minimizeWatched minimizes a confirmed difference on in (minimize) with
 // every candidate's source run watched for the undefined behaviour models
 // exclude (a loop-free function's run is short, so each watch is cheap),
 // within minimizeBudget and a quarter of what is left of the check.
 func minimizeWatched(ctx context.Context, cf *tracer.Confirmer, p *pair.Pair, models ub.Set, in tracer.Input, c *tracer.Confirmation) (tracer.Input, *tracer.Confirmation) {
-	budget := minimizeBudget
-	if dl, ok := ctx.Deadline(); ok {
-		budget = min(budget, time.Until(dl)/4)
-	}
-	mctx, cancel := context.WithTimeout(ctx, budget)
+	mctx, cancel := minimizeContext(ctx)
 	defer cancel()
 	cf.UB = models
 	defer func() { cf.UB = 0 }()

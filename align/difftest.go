@@ -108,7 +108,11 @@ func diffTest(ctx context.Context, req Request, models ub.Set, p *pair.Pair) dif
 		if !c.Differ {
 			continue
 		}
-		small, sc := minimize(ctx, cf, p, in, c)
+		// Minimizing has a budget of its own, on the check's time: the
+		// test's is mostly spent by now.
+		mctx, cancel := minimizeContext(checkCtx)
+		small, sc := minimize(mctx, cf, p, in, c)
+		cancel()
 		if !models.None() {
 			// The UB monitor single-steps the source, which on a loop
 			// kernel takes seconds: it watches the minimized input, on the
