@@ -7,12 +7,14 @@
 // (the evaluator's runs of both lifted functions, which correlations and
 // invariants are learned from).
 //
-// Three consumers draw on it: the coverage-guided vector search
-// (tracer/vectors.go, which mutates inputs natively), the differential
-// test (align/difftest.go) and co-execution (align/product/pair/coexec.go).
-// They differ in purpose, not in what an input is: the same parameter
-// gets the same kind of value, a char pointer the same string shape, an
-// int the same boundaries, whichever asks.
+// Three consumers draw on it, each with its own strategy: the
+// coverage-guided vector search (tracer/layout.go and vectors.go: Classify,
+// PointeeOf, Extend, Boundaries, FloatBits), the differential test
+// (align/difftest.go: Classify, the Plan with Fill and Arg, the string
+// placement) and co-execution (align/product/pair/coexec.go:
+// RegisterParams, CoArg, the string placement). What an input is — which
+// register carries which parameter, what a pointer points to, how a value
+// is extended, where a string starts and ends — is decided here once.
 //
 // The package runs nothing and imports only x86 (for DWARF types), so that
 // both the tracer and the product program (which the proof checker builds

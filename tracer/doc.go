@@ -128,8 +128,9 @@
 // CFG) and the Executable it was linked into; CFG addresses (section
 // offsets of the object) are rebased onto the executable's symbol. A
 // Layout, from the DWARF signature of the first target that has one, says
-// how each parameter is passed (integers, pointers, aggregates of at most 16
-// bytes in rdi..r9 then the stack; float and double in xmm0-7) and which
+// how each parameter is passed (inputs.Classify, shared with the
+// differential test and co-execution: integers, pointers, aggregates of at
+// most 16 bytes in rdi..r9 then the stack; float and double in xmm0-7) and which
 // memory a vector fills: one heap buffer per pointer parameter at a fixed
 // address (pointee size × BufElems bytes, at least 256), a pool that
 // pointers stored in memory point into (char **, pointer globals), and every
