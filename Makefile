@@ -16,7 +16,7 @@ APT_PACKAGES := gcc clang-16 libz3-dev z3 cvc5 boolector csmith libcsmith-dev bi
 	llvm-16-dev make tcl xz-utils graphviz slurm-wlm munge \
 	jupyter-nbconvert python3-nbclient python3-ipykernel python3-pandas python3-matplotlib
 
-.PHONY: all deps build vet test bench fuzz tsvc spec notebooks clean
+.PHONY: all deps build vet test bench fuzz tsvc spec ablation notebooks clean
 
 all: build
 
@@ -65,6 +65,15 @@ tsvc: build
 # print the tables; TIMEOUT=, JOBS=, OPT= as for the script (README.md).
 spec: build
 	./scripts/spec.sh
+
+# The UB ablation the notebooks plot (notebooks/ablation.ipynb): one row per
+# UB spec and function; ABLATION_SUITE=spec for the SPEC-like programs
+# (TIMEOUT= as for tsvc; SAMPLE= functions per program with spec).
+ABLATION_SUITE ?= corpus
+ablation: build
+	bin/eqc sweep --suite $(ABLATION_SUITE) --opt O2 --ub all --ub all,-sio --ub all,-obva --ub none \
+	  --timeout $${TIMEOUT:-60s} $${SAMPLE:+--sample $$SAMPLE} --out results/ablation; \
+	bin/eqc report results/ablation
 
 # The notebooks, executed headless on results/ (make tsvc first; a
 # notebook whose results are missing says which target makes them), each

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"eqc/align/product/pair"
@@ -59,13 +60,16 @@ func (r Request) phase(name string) {
 
 // Result is one check's answer: the fields of `eqc check --json`.
 type Result struct {
-	Function     string  `json:"function"`
-	DstFunction  string  `json:"dst_function,omitempty"`
-	Verdict      string  `json:"verdict"`
-	Reason       string  `json:"reason"`
-	Engine       string  `json:"engine"`
-	WallS        float64 `json:"wall_s"`
-	SMTQueries   int     `json:"smt_queries"`
+	Function    string  `json:"function"`
+	DstFunction string  `json:"dst_function,omitempty"`
+	Verdict     string  `json:"verdict"`
+	Reason      string  `json:"reason"`
+	Engine      string  `json:"engine"`
+	WallS       float64 `json:"wall_s"`
+	SMTQueries  int     `json:"smt_queries"`
+	// SMTS is the time the check's solver calls took, summed (the two
+	// engines of a race query at once, so it may exceed WallS).
+	SMTS         float64 `json:"smt_s"`
 	ProductNodes int     `json:"product_nodes"`
 	ProductEdges int     `json:"product_edges"`
 	// AlignmentPredicatesTried counts the data-driven engine's predicate
@@ -117,6 +121,27 @@ type Input struct {
 // them and exits 65); everything else, including solver failures and
 // timeouts, is a Result.
 func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
+	ts := &timedSolver{Solver: s}
+	res, err := check(ctx, req, ts)
+	res.SMTS = time.Duration(ts.ns.Load()).Seconds()
+	return res, err
+}
+
+// timedSolver adds up the time its solver takes to answer (Result.SMTS);
+// safe for the race's concurrent engines.
+type timedSolver struct {
+	prove.Solver
+	ns atomic.Int64
+}
+
+func (t *timedSolver) Check(ctx context.Context, q prove.Query) prove.Result {
+	t0 := time.Now()
+	r := t.Solver.Check(ctx, q)
+	t.ns.Add(int64(time.Since(t0)))
+	return r
+}
+
+func check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	start := time.Now()
 	// The engine that answers: the one whose alignment a loop proof
 	// rests on, else the one asked for (a function without loops needs no

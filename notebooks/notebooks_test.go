@@ -8,6 +8,10 @@ import (
 	"testing"
 )
 
+// fixtureOf names the fixture of a notebook that reads another's results
+// (by default testdata/<notebook>).
+var fixtureOf = map[string]string{"eqc": "tsvc"}
+
 // TestNotebooksRun executes every notebook headless (jupyter nbconvert
 // --execute) on the committed fixture of its results, with the eqc built
 // from this tree, and checks that it produced its table and its figure.
@@ -27,7 +31,11 @@ func TestNotebooksRun(t *testing.T) {
 	for _, nb := range books {
 		name := strings.TrimSuffix(nb, ".ipynb")
 		t.Run(name, func(t *testing.T) {
-			fixture, err := filepath.Abs(filepath.Join("testdata", name))
+			fx := name
+			if f, ok := fixtureOf[name]; ok {
+				fx = f
+			}
+			fixture, err := filepath.Abs(filepath.Join("testdata", fx))
 			if err != nil {
 				t.Fatal(err)
 			}

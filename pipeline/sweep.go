@@ -502,7 +502,7 @@ func makeRow(cfg Config, c Check, out outcome, started time.Time) results.Row {
 		Suite: k.Suite, Benchmark: k.Benchmark, Function: k.Function, Compiler: k.Compiler,
 		SrcOpt: k.SrcOpt, DstOpt: k.DstOpt, CFlags: k.CFlags, UBModel: k.UBModel, Engine: k.Engine,
 		Verdict: out.res.Verdict, Reason: out.res.Reason,
-		WallS: out.res.WallS, SMTQueries: out.res.SMTQueries,
+		WallS: out.res.WallS, SMTQueries: out.res.SMTQueries, SMTS: out.res.SMTS,
 		ProductNodes: out.res.ProductNodes, ProductEdges: out.res.ProductEdges,
 		AlignmentPredicatesTried: out.res.AlignmentPredicatesTried, CorrelationsTried: out.res.CorrelationsTried,
 		Candidates: out.res.Candidates, Invariants: out.res.Invariants,

@@ -60,6 +60,7 @@ type workerResult struct {
 	Engine       string  `json:"engine"`
 	WallS        float64 `json:"wall_s"`
 	SMTQueries   int64   `json:"smt_queries"`
+	SMTS         float64 `json:"smt_s"`
 	ProductNodes int64   `json:"product_nodes"`
 	ProductEdges int64   `json:"product_edges"`
 	// The loop engines' search effort (align.Result).
