@@ -42,7 +42,7 @@ func TestUBModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	mutants := readMutants(t, "testdata/ub/mutants.txt", string(base))
-	proved := []string{"get", "set", "field", "setfield", "idx", "swap"}
+	proved := []string{"get", "set", "field", "setfield", "idx", "swap", "twice"}
 	for _, cc := range compilers {
 		t.Run(cc, func(t *testing.T) {
 			t.Parallel()
@@ -63,6 +63,9 @@ func TestUBModels(t *testing.T) {
 				}
 				if res := checkUB(objs["O0"], objs[lvl], "get", "all,-obva"); res.Verdict == Equivalent {
 					t.Errorf("%s %s get --ub all,-obva: equivalent; the frame may hold what *p reads", cc, lvl)
+				}
+				if res := checkUB(objs["O0"], objs[lvl], "twice", "all,-obva"); res.Verdict == Equivalent {
+					t.Errorf("%s %s twice --ub all,-obva: equivalent; GA[i] may be GB[0]", cc, lvl)
 				}
 				for _, fn := range []string{"inc_gt", "mul_div"} {
 					res := checkUB(objs["O0"], objs[lvl], fn, "all")

@@ -12,8 +12,11 @@
 //     entry stack pointer (frametaint.go).
 //   - OBVAHypotheses are what the model lets a proof assume: for each
 //     prefix of each source path, the accesses of the next block through
-//     addresses not derived from the entry rsp miss the frame (obva.go).
-//     The product program attaches them to its edges (align/product), the
+//     addresses not derived from the entry rsp miss the frame, and an
+//     access through pointer arithmetic on a global's address (the one
+//     pointer among the address's summands, the others integer offsets)
+//     stays inside that global, when its size is known (obva.go). The
+//     product program attaches them to its edges (align/product), the
 //     loop-free engine to its one edge (align/product/pair).
 //   - SanitizerCheck maps the check kind of a clang -fsanitize-trap ud1 to
 //     the model whose undefined behaviour it catches (sio, shift, div); a

@@ -17,6 +17,13 @@ import (
 // the path's other conditions; the terms are the paths' own, before any
 // rewriting. The loop-free engine states them over the entry state, the
 // product program over each edge's from-node.
+//
+// The same hypotheses also keep each access made through pointer
+// arithmetic on a global's address inside that global (objectOf): C
+// (6.5.6p8) leaves a pointer outside its array, one past the end aside,
+// undefined, and an access there with it. A loop bounded by a parameter
+// (for (i = 0; i < n; i++) X[i] = Y[i] + val) needs it: nothing else
+// keeps X[i] off val once n may exceed X's length.
 
 // MaxOBVAPaths bounds the source paths of one path set that get
 // hypotheses: each is composed on its own, and a path set with more gets
@@ -35,6 +42,11 @@ type OBVAInput struct {
 	From  *ir.Substituter
 	Taint *FrameTaint
 	Rsp0  ir.Term // the entry rsp, in From's terms
+	// Objects are the sizes of the objects whose address variables the
+	// paths may name (globals, literals), where the binaries say them:
+	// an access through pointer arithmetic on one stays inside it
+	// (objectOf). Nil: no such hypotheses.
+	Objects map[ir.Term]uint64
 }
 
 // OBVAHypotheses returns in's hypotheses; none when the path set has more
@@ -133,6 +145,9 @@ func blockHypothesis(in OBVAInput, from, at *ir.Substituter, prefix, next *ir.Ed
 		seen[a] = true
 		misses.add(b, a, n)
 		miss = append(miss, MissesFrame(b, a, n, lo))
+		if base, size, ok := objectOf(b, a, in.Objects, in.Taint); ok && size >= uint64(n) {
+			miss = append(miss, b.Ule(b.Sub(a, base), b.Const(64, size-uint64(n))))
+		}
 	}
 	if len(miss) == 0 {
 		return ir.NoTerm, false
@@ -144,6 +159,60 @@ func blockHypothesis(in OBVAInput, from, at *ir.Substituter, prefix, next *ir.Ed
 		reached = b.And(prefix.Cond, b.Not(prefix.Fault), b.Not(at.Apply(next.Fault)))
 	}
 	return in.Simp.Simplify(b.Or(b.Not(from.Apply(reached)), b.And(miss...))), true
+}
+
+// objectOf finds the object an access at address a is made in: the
+// object whose address variable is the one pointer among a's summands,
+// every other summand an integer offset — a constant, a value scaled by a
+// constant (an index times the element size), or a value narrower than a
+// pointer, extended (an int index) — and not derived from the frame.
+// Whatever such an offset holds, it is not the pointer operand of C's
+// addition: the object's address is. An unscaled 64-bit summand might be
+// a pointer cast to an integer, the object's address then the offset
+// ((char *)p + (long)&G): such an address has no object here.
+func objectOf(b *ir.Builder, a ir.Term, objects map[ir.Term]uint64, taint *FrameTaint) (ir.Term, uint64, bool) {
+	if len(objects) == 0 {
+		return ir.NoTerm, 0, false
+	}
+	base := ir.NoTerm
+	offset := func(t ir.Term) bool {
+		if taint != nil && taint.Derived(t) {
+			return false
+		}
+		switch b.Op(t) {
+		case ir.OpConst, ir.OpZeroExt, ir.OpSignExt:
+			return true
+		case ir.OpMul:
+			x, y := b.Arg(t, 0), b.Arg(t, 1)
+			return (b.Op(x) == ir.OpConst && b.ConstValue(x).Uint64() != 1) || (b.Op(y) == ir.OpConst && b.ConstValue(y).Uint64() != 1)
+		case ir.OpShl:
+			k := b.Arg(t, 1)
+			return b.Op(k) == ir.OpConst && b.ConstValue(k).Uint64() != 0
+		}
+		return false
+	}
+	var walk func(t ir.Term) bool
+	walk = func(t ir.Term) bool {
+		switch b.Op(t) {
+		case ir.OpAdd:
+			return walk(b.Arg(t, 0)) && walk(b.Arg(t, 1))
+		case ir.OpSub:
+			return walk(b.Arg(t, 0)) && offset(b.Arg(t, 1))
+		case ir.OpVar:
+			if _, ok := objects[t]; ok {
+				if base != ir.NoTerm {
+					return false // two objects' addresses added: no pointer arithmetic of C
+				}
+				base = t
+				return true
+			}
+		}
+		return offset(t)
+	}
+	if !walk(a) || base == ir.NoTerm {
+		return ir.NoTerm, 0, false
+	}
+	return base, objects[base], true
 }
 
 // MissesFrame says the n bytes at a and the frame [lo, lo+StackLimit+8)

@@ -59,3 +59,48 @@ func TestSkipFrameStores(t *testing.T) {
 		t.Errorf("reloaded pointer: %s, want %s", b.Short(got), b.Short(want))
 	}
 }
+
+// TestObjectOf pins which addresses the OBVA model keeps inside a global:
+// those whose one pointer summand is the global's address, every other
+// summand an integer offset (constant, scaled, or a narrower value
+// extended); never one with two objects' addresses, an unscaled 64-bit
+// summand (it may be a pointer cast to an integer), or a frame address.
+func TestObjectOf(t *testing.T) {
+	b := ir.NewBuilder()
+	bv := ir.BVSort(64)
+	x, y := b.Var("&X", bv), b.Var("&Y", bv)
+	rsp := b.Var("src.rsp", bv)
+	i32 := b.Var("n1.src.stack-0xc/4", ir.BVSort(32)) // int i
+	l64 := b.Var("n1.src.stack-0x18/8", bv)           // long j
+	c := func(v uint64) ir.Term { return b.Const(64, v) }
+	objects := map[ir.Term]uint64{x: 400, y: 400}
+	taint := AnalyzeFrameTaint(b, rsp, ir.NoTerm, nil)
+	cases := []struct {
+		name string
+		a    ir.Term
+		base ir.Term // NoTerm: no object
+	}{
+		{"the object itself", x, x},
+		{"a constant offset", b.Add(x, c(8)), x},
+		{"an int index scaled", b.Add(x, b.Shl(b.SignExt(i32, 32), c(2))), x},
+		{"a long index scaled", b.Add(x, b.Mul(c(4), l64)), x},
+		{"an int index into chars", b.Add(b.SignExt(i32, 32), x), x},
+		{"a scaled index and a field offset", b.Add(b.Add(x, b.Shl(b.SignExt(i32, 32), c(3))), c(4)), x},
+		{"an index subtracted", b.Sub(x, b.Shl(b.ZeroExt(i32, 32), c(2))), x},
+		{"an unscaled long", b.Add(x, l64), ir.NoTerm},
+		{"two objects", b.Add(x, y), ir.NoTerm},
+		{"an object subtracted", b.Sub(x, y), ir.NoTerm},
+		{"a frame address", b.Add(x, b.Shl(rsp, c(1))), ir.NoTerm},
+		{"no object", b.Add(l64, c(4)), ir.NoTerm},
+		{"an object scaled", b.Add(c(8), b.Shl(x, c(1))), ir.NoTerm},
+	}
+	for _, tc := range cases {
+		base, size, ok := objectOf(b, tc.a, objects, taint)
+		if ok != (tc.base != ir.NoTerm) || (ok && (base != tc.base || size != 400)) {
+			t.Errorf("%s (%s): object %v %s, want %v", tc.name, b.Short(tc.a), ok, b.Short(base), b.Short(tc.base))
+		}
+	}
+	if _, _, ok := objectOf(b, x, nil, taint); ok {
+		t.Errorf("an object without Objects")
+	}
+}

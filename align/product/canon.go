@@ -62,6 +62,15 @@ func (pr *Product) canonicalize(e *PEdge) {
 	if !e.Infeasible {
 		condRoots = append(condRoots, e.condS, e.faultS)
 	}
+	// The path conditions' facts so far name addresses the conditions no
+	// longer hold (a frame read that passed a store): rewritten, their
+	// facts rest on the rewrite's, which must then be proved with them.
+	for f := range e.disjointCond {
+		condRoots = append(condRoots, f.a1, f.a2)
+		if f.guard != ir.NoTerm {
+			condRoots = append(condRoots, f.guard)
+		}
+	}
 	inCond := map[ir.Term]bool{}
 	for _, t := range b.PostOrder(condRoots...) {
 		inCond[t] = true
@@ -118,11 +127,42 @@ func (pr *Product) canonicalize(e *PEdge) {
 			reps = append(reps, a)
 		} else if nt != a {
 			m[a] = nt
-			if inCond[a] {
-				e.canonCond = append(e.canonCond, b.Eq(a, nt))
-			} else {
-				e.canon = append(e.canon, b.Eq(a, nt))
+		}
+	}
+	// A rewrite is exact where its address's value matters: the facts of
+	// the addresses the posts alone use are guarded by the contexts they
+	// are met in (a scalar epilogue's a[i-2], whose 32-bit index wraps
+	// where the path to it is not taken).
+	var guards map[ir.Term]ir.Term
+	if len(m) > 0 {
+		var at []guarded
+		for _, r := range roots {
+			at = append(at, guarded{r, ir.NoTerm})
+		}
+		// A fact's addresses matter where the fact does.
+		for _, fs := range []map[disjointFact]bool{e.disjointCond, e.disjoint} {
+			for f := range fs {
+				at = append(at, guarded{f.a1, f.guard}, guarded{f.a2, f.guard})
+				if f.guard != ir.NoTerm {
+					at = append(at, guarded{f.guard, ir.NoTerm})
+				}
 			}
+		}
+		guards = contexts(b, at, m)
+	}
+	for _, a := range addrs {
+		nt, ok := m[a]
+		if !ok {
+			continue
+		}
+		f := b.Eq(a, nt)
+		if g, ok := guards[a]; ok && g != ir.NoTerm {
+			f = pr.simp.Simplify(b.Or(b.Not(g), f))
+		}
+		if inCond[a] {
+			e.canonCond = append(e.canonCond, f)
+		} else {
+			e.canon = append(e.canon, f)
 		}
 	}
 	e.canonReps, e.canonVals, e.canonSamples = reps, vals, samples
@@ -236,6 +276,94 @@ func (pr *Product) pointerBases(n *PNode) []ir.Term {
 		out = append(out, c.term)
 		for _, g := range pr.p.GlobalVars() {
 			out = append(out, pr.simp.Simplify(b.Add(g, c.term)))
+		}
+	}
+	return out
+}
+
+// guarded is a term whose value matters only where guard holds (ir.NoTerm:
+// always).
+type guarded struct{ t, guard ir.Term }
+
+// contexts returns, for each term of targets met under roots, the
+// condition in which its value matters to them (ir.NoTerm: always), as
+// the stack splitter's emit judges it: a conjunct's after the conjuncts
+// before it hold, a disjunct's after those before it fail, an ite arm's
+// where its condition chooses it. A term met in more than maxGuards
+// contexts gets NoTerm.
+func contexts(b *ir.Builder, roots []guarded, targets map[ir.Term]ir.Term) map[ir.Term]ir.Term {
+	below := map[ir.Term]bool{} // whether a target is t or under it
+	var terms []ir.Term
+	for _, r := range roots {
+		terms = append(terms, r.t)
+	}
+	for _, t := range b.PostOrder(terms...) {
+		_, has := targets[t]
+		for _, a := range b.Args(t) {
+			has = has || below[a]
+		}
+		below[t] = has
+	}
+	met := map[ir.Term][]ir.Term{}
+	always := map[ir.Term]bool{}
+	visited := map[[2]ir.Term]bool{}
+	count := map[ir.Term]int{}
+	var visit func(t, guard ir.Term)
+	visit = func(t, guard ir.Term) {
+		if !below[t] || always[t] || visited[[2]ir.Term{t, ir.NoTerm}] {
+			return
+		}
+		if count[t]++; count[t] > maxGuards {
+			guard = ir.NoTerm
+		}
+		k := [2]ir.Term{t, guard}
+		if visited[k] {
+			return
+		}
+		visited[k] = true
+		and := func(x ir.Term) ir.Term {
+			if guard == ir.NoTerm {
+				return x
+			}
+			return b.And(guard, x)
+		}
+		switch b.Op(t) {
+		case ir.OpAnd, ir.OpImplies:
+			visit(b.Arg(t, 0), guard)
+			visit(b.Arg(t, 1), and(b.Arg(t, 0)))
+			return
+		case ir.OpOr:
+			visit(b.Arg(t, 0), guard)
+			visit(b.Arg(t, 1), and(b.Not(b.Arg(t, 0))))
+			return
+		case ir.OpIte:
+			c := b.Arg(t, 0)
+			visit(c, guard)
+			visit(b.Arg(t, 1), and(c))
+			visit(b.Arg(t, 2), and(b.Not(c)))
+			return
+		}
+		if _, ok := targets[t]; ok {
+			if guard == ir.NoTerm {
+				always[t] = true
+			} else {
+				met[t] = append(met[t], guard)
+			}
+		}
+		for _, a := range b.Args(t) {
+			visit(a, guard)
+		}
+	}
+	for _, r := range roots {
+		visit(r.t, r.guard)
+	}
+	out := map[ir.Term]ir.Term{}
+	for t := range targets {
+		switch {
+		case always[t] || len(met[t]) > maxGuards:
+			out[t] = ir.NoTerm
+		case len(met[t]) > 0:
+			out[t] = b.Or(met[t]...)
 		}
 	}
 	return out

@@ -36,7 +36,13 @@
 //     conjuncts and disjuncts before it, as rewritten) and proved from the
 //     from-node's invariants: those behind the path conditions under the
 //     target's own path condition, the others under both (every obligation
-//     about post-states is about states that take the edge).
+//     about post-states is about states that take the edge). A canonical
+//     address's fact is guarded by the contexts the address is met in,
+//     the facts that name it included (canon.go: a scalar epilogue's
+//     a[i−2] wraps where its path is not taken), and goes with the path
+//     conditions' facts when one of those names it. The facts of the
+//     to-node's candidate reads are kept per read, and only the reads of
+//     the candidates Houdini keeps are obligations (liveFacts).
 //
 //   - After Houdini, an edge whose runs show a loop counter (or a pointer
 //     G + c, or an affine function of the entry values, such as a vector

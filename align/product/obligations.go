@@ -218,6 +218,7 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 		}
 		return check(where+": target edge impossible", outside...)
 	}
+	pr.liveFacts(e)
 	if pair.Debug {
 		for _, f := range e.facts {
 			fmt.Fprintf(os.Stderr, "eqc: %s fact %s\n", where, pr.p.B.Short(f))

@@ -84,5 +84,5 @@ func (pr *Product) obvaHypotheses(e *PEdge) []ir.Term {
 		base = sg.Base
 	}
 	return ub.OBVAHypotheses(ub.OBVAInput{B: pr.p.B, Simp: pr.simp, G: base, Paths: e.src.Path,
-		From: pr.stateSubst(sg, pr.Nodes[e.From].Src), Taint: pr.taint, Rsp0: pr.rsp0})
+		From: pr.stateSubst(sg, pr.Nodes[e.From].Src), Taint: pr.taint, Rsp0: pr.rsp0, Objects: pr.p.ObjectSizes()})
 }

@@ -132,8 +132,15 @@ type PEdge struct {
 	// postReads are the to-node's candidate reads of its shared memory
 	// (select(M, a, n), a an entry term) resolved over the edge's source
 	// post-memory, passing stores that do not overlap them (the
-	// disjointness is among facts).
+	// disjointness is among facts). readFacts holds, per read, the
+	// disjointness its resolution assumed, apart from disjoint: only the
+	// reads of the candidates that survive as invariants need theirs to
+	// hold (liveFacts), and a dropped candidate's read may well reach
+	// outside every object (a mirror candidate of a[i-20] at i = 0).
 	postReads map[ir.Term]ir.Term
+	readFacts map[ir.Term]map[disjointFact]bool
+	// factSamples are the from-node's states factTerms merged facts by.
+	factSamples *addrSamples
 	// pins are the variables of the from-node replaced by the terms they
 	// equal wherever the edge is taken (pin.go); set by discharge, which
 	// then rebuilds the edge.
@@ -597,8 +604,48 @@ func (pr *Product) pathSets(e *PEdge) {
 // its two groups of facts.
 func (pr *Product) setFacts(e *PEdge, samples *addrSamples) {
 	b := pr.p.B
-	e.facts = append(factTerms(b, pr.simp, e.disjoint, samples), e.canon...)
+	e.factSamples = samples
+	e.facts = pr.factsWith(e, func(ir.Term) bool { return true })
 	e.condFacts = append(factTerms(b, pr.simp, e.disjointCond, samples), e.canonCond...)
+}
+
+// factsWith is e's facts group with the facts of the candidate reads
+// keep accepts.
+func (pr *Product) factsWith(e *PEdge, keep func(read ir.Term) bool) []ir.Term {
+	all := e.disjoint
+	if len(e.readFacts) > 0 {
+		all = make(map[disjointFact]bool, len(e.disjoint))
+		for f := range e.disjoint {
+			all[f] = true
+		}
+		for r, fs := range e.readFacts {
+			if keep(r) {
+				for f := range fs {
+					all[f] = true
+				}
+			}
+		}
+	}
+	return append(factTerms(pr.p.B, pr.simp, all, e.factSamples), e.canon...)
+}
+
+// liveFacts narrows e's facts to those its to-node's Invariants need:
+// the facts of the reads of candidates Houdini dropped are no obligation.
+// (Merged by base, a dropped read's fact would also widen a live one's
+// range: factTerms joins the facts between two bases into one.)
+func (pr *Product) liveFacts(e *PEdge) {
+	if len(e.readFacts) == 0 {
+		return
+	}
+	b := pr.p.B
+	to := pr.Nodes[e.To]
+	live := map[ir.Term]bool{}
+	for _, t := range b.PostOrder(to.Invariants...) {
+		if b.Op(t) == ir.OpSelect && b.Arg(t, 0) == to.mem {
+			live[t] = true
+		}
+	}
+	e.facts = pr.factsWith(e, func(r ir.Term) bool { return live[r] })
 }
 
 // ResolveInvariantReads does for the nodes' Invariants what buildEdge did
@@ -659,6 +706,7 @@ func (pr *Product) resolvePostReads(e *PEdge, samples *addrSamples) {
 			roots = append(roots, c.Term)
 		}
 		e.postReads = map[ir.Term]ir.Term{}
+		e.readFacts = map[ir.Term]map[disjointFact]bool{}
 		var vars *ir.Substituter // the to-node's variables after the edge
 		for _, t := range b.PostOrder(roots...) {
 			if b.Op(t) != ir.OpSelect || b.Arg(t, 0) != to.mem {
@@ -681,7 +729,14 @@ func (pr *Product) resolvePostReads(e *PEdge, samples *addrSamples) {
 				}
 				a = pr.canonAddr(e, pr.simp.Simplify(vars.Apply(a)))
 			}
+			// Each read's facts on their own (readFacts); the splitter's
+			// memo still shares the rewriting, and emit, started afresh,
+			// collects a shared term's facts into every read under it.
+			sp.facts, sp.emitted, sp.guards = map[disjointFact]bool{}, map[[2]ir.Term]bool{}, nil
 			e.postReads[t] = sp.apply(b.Select(e.postS[x86.StateMem], a, n))
+			if len(sp.facts) > 0 {
+				e.readFacts[t] = sp.facts
+			}
 		}
 	}
 }

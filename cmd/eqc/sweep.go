@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -86,6 +87,11 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "eqc sweep: %v\n", err)
 		return exitBadInput
+	}
+	if *f.variant != "" {
+		if err := keepVariants(suites, *f.variant); err != nil {
+			return usage("--variant: %v", err)
+		}
 	}
 	suite := suites[0]
 	targets := slices.Clone(bench.BuiltinTargets)
@@ -182,12 +188,13 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 }
 
 // sweepUsage is the argument synopsis of eqc sweep.
-const sweepUsage = "--suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES] [--sample N] [--shard I/N]"
+const sweepUsage = "--suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES] [--sample N] [--variant LIST] [--shard I/N]"
 
 // sweepFlags are eqc sweep's flags; eqc slurm defines them too and passes
 // them on to each array task's sweep.
 type sweepFlags struct {
 	suite, cc, opt, srcOpt, engine, out, mem, shard *string
+	variant                                         *string
 	ub                                              *specList
 	timeout                                         *time.Duration
 	jobs, sample                                    *int
@@ -206,6 +213,7 @@ func defineSweepFlags(fs *flag.FlagSet) *sweepFlags {
 	f.out = fs.String("out", "", "results directory (default: results/<suite>)")
 	f.mem = fs.String("mem", defaultMem, "address-space cap of each worker (prlimit --as), e.g. 4G, 512M; 0 for none")
 	f.sample = fs.Int("sample", 0, "check only N functions of each suite, stratified by size (0: all)")
+	f.variant = fs.String("variant", "", "comma-separated variants of the suite to sweep (tsvc: fixed, param; default: all of them)")
 	f.shard = fs.String("shard", "", "run only shard I of N (I/N, 0 <= I < N): a deterministic part of the checks, balanced by size; shards share --out")
 	return f
 }
@@ -284,3 +292,31 @@ type specList []string
 
 func (l *specList) String() string     { return strings.Join(*l, " ") }
 func (l *specList) Set(v string) error { *l = append(*l, v); return nil }
+
+// keepVariants keeps in each suite only the variants list names; a name no
+// suite has is an error that lists the ones they have.
+func keepVariants(suites []*bench.Suite, list string) error {
+	want := map[string]bool{}
+	for _, v := range strings.Split(list, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			want[v] = true
+		}
+	}
+	have := map[string]bool{}
+	for _, s := range suites {
+		var kept []bench.Variant
+		for _, v := range s.Variants {
+			have[v.Name] = true
+			if want[v.Name] {
+				kept = append(kept, v)
+			}
+		}
+		s.Variants = kept
+	}
+	for v := range want {
+		if !have[v] {
+			return fmt.Errorf("no suite has variant %q (have %s)", v, strings.Join(slices.Sorted(maps.Keys(have)), ", "))
+		}
+	}
+	return nil
+}

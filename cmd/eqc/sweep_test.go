@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"eqc/bench"
 	"eqc/results"
 )
 
@@ -260,7 +261,7 @@ func TestSweepBadInputs(t *testing.T) {
 	}
 	suite := writeSuite(t, map[string]string{"good.c": loopFreeC, "bad.c": "int h(int x) { return x +; }\n"})
 	for _, args := range [][]string{
-		{"--engine", "magic"}, {"--ub", "sio,bogus"}, {"--opt", "O7"}, {"--timeout", "0s"}, {"extra"},
+		{"--engine", "magic"}, {"--ub", "sio,bogus"}, {"--opt", "O7"}, {"--timeout", "0s"}, {"extra"}, {"--variant", "param"},
 	} {
 		if code, _, _ := eqc(append([]string{"sweep", "--suite", suite}, args...)...); code != exitUsage {
 			t.Errorf("sweep %v: exit %d, want %d", args, code, exitUsage)
@@ -297,6 +298,32 @@ func TestSweepBadInputs(t *testing.T) {
 	rows := readRows(t, out)
 	if len(rows) != 1 || rows[0].Function != "f" || rows[0].Verdict != "equivalent" {
 		t.Errorf("rows %+v, want f equivalent\n%s", rows, stdout)
+	}
+}
+
+// TestKeepVariants: --variant keeps the named variants of the suite, in
+// the suite's order, and names the ones there are when it names another.
+func TestKeepVariants(t *testing.T) {
+	for _, tc := range []struct{ list, want string }{
+		{"fixed", "fixed"}, {"param", "param"}, {"param, fixed", "fixed param"}, {"fixed,nope", "error"},
+	} {
+		suites, err := bench.OpenAll("tsvc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "error"
+		if err := keepVariants(suites, tc.list); err == nil {
+			var names []string
+			for _, v := range suites[0].Variants {
+				names = append(names, v.Name)
+			}
+			got = strings.Join(names, " ")
+		} else if !strings.Contains(err.Error(), "have fixed, param") {
+			t.Errorf("%q: %v, want the variants there are", tc.list, err)
+		}
+		if got != tc.want {
+			t.Errorf("--variant %q: %s, want %s", tc.list, got, tc.want)
+		}
 	}
 }
 

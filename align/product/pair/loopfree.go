@@ -384,7 +384,7 @@ func (p *Pair) loopFreeOBVA(paths []*ir.Edge) ([]ir.Term, ub.Misses) {
 	var out []ir.Term
 	misses := ub.Misses{}
 	for _, e := range paths {
-		out = append(out, ub.OBVAMisses(ub.OBVAInput{B: b, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: rsp0}, misses)...)
+		out = append(out, ub.OBVAMisses(ub.OBVAInput{B: b, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: rsp0, Objects: p.ObjectSizes()}, misses)...)
 	}
 	return out, misses
 }

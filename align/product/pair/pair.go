@@ -45,7 +45,8 @@ type Pair struct {
 	// (smallinputs.go).
 	SmallArgs bool
 
-	mirrorOffs []uint64 // AddressOffsets, computed once
+	mirrorOffs  []uint64 // AddressOffsets, computed once
+	objectSizes map[ir.Term]uint64
 }
 
 // DWARFFiles are the files whose DWARF globals facts come from.
@@ -112,7 +113,9 @@ func (s *Side) lift(b *ir.Builder, prefix string, callees *x86.Callees) {
 func (p *Pair) SrcVar(i int) ir.Term { return p.Src.TFG.State[i].Var }
 
 // GlobalSize is the size in bytes of the global whose address variable is
-// name ("&sym" or "&str:…"), from either side's DWARF; 0 when unknown.
+// name ("&sym" or "&str:…"): the largest of what either side's DWARF type
+// and either file's symbol say (a struct with a flexible array member,
+// initialized, has a symbol larger than its type); 0 when unknown.
 func (p *Pair) GlobalSize(name string) uint64 {
 	if lit, ok := strings.CutPrefix(name, "&str:"); ok {
 		var s string
@@ -122,17 +125,33 @@ func (p *Pair) GlobalSize(name string) uint64 {
 		return 0
 	}
 	sym := strings.TrimPrefix(name, "&")
+	var size uint64
 	for _, f := range p.DWARFFiles() {
 		if g, ok := f.Globals[sym]; ok && g.Type.Size > 0 {
-			return uint64(g.Type.Size)
+			size = max(size, uint64(g.Type.Size))
 		}
 	}
 	for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
 		if d, ok := f.DataSymbol(sym); ok && d.Size > 0 {
-			return d.Size
+			size = max(size, d.Size)
 		}
 	}
-	return 0
+	return size
+}
+
+// ObjectSizes are the sizes of the globals and literals the pair's code
+// names whose size the binaries say (GlobalSize), by address variable:
+// the objects the OBVA model keeps pointer arithmetic inside.
+func (p *Pair) ObjectSizes() map[ir.Term]uint64 {
+	if p.objectSizes == nil {
+		p.objectSizes = map[ir.Term]uint64{}
+		for _, g := range p.GlobalVars() {
+			if n := p.GlobalSize(p.B.VarName(g)); n > 0 {
+				p.objectSizes[g] = n
+			}
+		}
+	}
+	return p.objectSizes
 }
 
 // globalAlign is the alignment the two files' DWARF guarantee for the

@@ -1,7 +1,9 @@
 /* The UB models' goldens (align/ub_test.go). Loop-free functions that read
    and write through pointer arguments, struct fields and arrays of structs:
    under OBVA (and all) they prove, without it a pointer argument may point
-   into the callee's own frame. Then correct compilations that rest on
+   into the callee's own frame; twice, a global array indexed by an
+   argument, proves only with OBVA's objects (GA[i] stays inside GA, off
+   GB). Then correct compilations that rest on
    signed overflow being undefined: never not-equivalent under a model
    with SIO, not-equivalent under none where the optimizer used it. */
 struct S { int a; long b; short c; };
@@ -13,6 +15,8 @@ long field(const struct S *s) { return s->b + s->c; }
 void setfield(struct S *s, long v) { s->b = v; s->c = (short)v; }
 int idx(const struct P *ps, int i) { return ps[i].x + ps[i].y; }
 void swap(int *a, int *b) { int t = *a; *a = *b; *b = t; }
+int GA[16], GB[4];
+int twice(int i) { int x = GB[0]; GA[i] = 1; return x + GB[0]; }
 
 int inc_gt(int x) { return x + 1 > x; }
 int mul_div(int x) { return (x * 4) / 4; }
