@@ -3,6 +3,8 @@ package product
 import (
 	"sort"
 
+	"eqc/align/product/alias"
+	"eqc/align/product/pair"
 	"eqc/ir"
 )
 
@@ -66,9 +68,9 @@ func (pr *Product) canonicalize(e *PEdge) {
 	// longer hold (a frame read that passed a store): rewritten, their
 	// facts rest on the rewrite's, which must then be proved with them.
 	for f := range e.disjointCond {
-		condRoots = append(condRoots, f.a1, f.a2)
-		if f.guard != ir.NoTerm {
-			condRoots = append(condRoots, f.guard)
+		condRoots = append(condRoots, f.A1, f.A2)
+		if f.Guard != ir.NoTerm {
+			condRoots = append(condRoots, f.Guard)
 		}
 	}
 	inCond := map[ir.Term]bool{}
@@ -135,20 +137,20 @@ func (pr *Product) canonicalize(e *PEdge) {
 	// where the path to it is not taken).
 	var guards map[ir.Term]ir.Term
 	if len(m) > 0 {
-		var at []guarded
+		var at []alias.Guarded
 		for _, r := range roots {
-			at = append(at, guarded{r, ir.NoTerm})
+			at = append(at, alias.Guarded{T: r, Guard: ir.NoTerm})
 		}
 		// A fact's addresses matter where the fact does.
-		for _, fs := range []map[disjointFact]bool{e.disjointCond, e.disjoint} {
+		for _, fs := range []map[alias.Fact]bool{e.disjointCond, e.disjoint} {
 			for f := range fs {
-				at = append(at, guarded{f.a1, f.guard}, guarded{f.a2, f.guard})
-				if f.guard != ir.NoTerm {
-					at = append(at, guarded{f.guard, ir.NoTerm})
+				at = append(at, alias.Guarded{T: f.A1, Guard: f.Guard}, alias.Guarded{T: f.A2, Guard: f.Guard})
+				if f.Guard != ir.NoTerm {
+					at = append(at, alias.Guarded{T: f.Guard, Guard: ir.NoTerm})
 				}
 			}
 		}
-		guards = contexts(b, at, m)
+		guards = alias.Contexts(b, at, m)
 	}
 	for _, a := range addrs {
 		nt, ok := m[a]
@@ -172,14 +174,14 @@ func (pr *Product) canonicalize(e *PEdge) {
 	sub := ir.NewSubstituter(b, m)
 	apply := func(t ir.Term) ir.Term { return pr.simp.Simplify(sub.Apply(t)) }
 	e.condD, e.faultD = apply(e.condD), apply(e.faultD)
-	move := func(fs map[disjointFact]bool) map[disjointFact]bool {
-		moved := map[disjointFact]bool{}
+	move := func(fs map[alias.Fact]bool) map[alias.Fact]bool {
+		moved := map[alias.Fact]bool{}
 		for f := range fs {
-			g := f.guard
+			g := f.Guard
 			if g != ir.NoTerm {
 				g = apply(g)
 			}
-			moved[disjointFact{apply(f.a1), apply(f.a2), f.n1, f.n2, g}] = true
+			moved[alias.Fact{A1: apply(f.A1), A2: apply(f.A2), N1: f.N1, N2: f.N2, Guard: g}] = true
 		}
 		return moved
 	}
@@ -281,90 +283,21 @@ func (pr *Product) pointerBases(n *PNode) []ir.Term {
 	return out
 }
 
-// guarded is a term whose value matters only where guard holds (ir.NoTerm:
-// always).
-type guarded struct{ t, guard ir.Term }
-
-// contexts returns, for each term of targets met under roots, the
-// condition in which its value matters to them (ir.NoTerm: always), as
-// the stack splitter's emit judges it: a conjunct's after the conjuncts
-// before it hold, a disjunct's after those before it fail, an ite arm's
-// where its condition chooses it. A term met in more than maxGuards
-// contexts gets NoTerm.
-func contexts(b *ir.Builder, roots []guarded, targets map[ir.Term]ir.Term) map[ir.Term]ir.Term {
-	below := map[ir.Term]bool{} // whether a target is t or under it
-	var terms []ir.Term
-	for _, r := range roots {
-		terms = append(terms, r.t)
-	}
-	for _, t := range b.PostOrder(terms...) {
-		_, has := targets[t]
-		for _, a := range b.Args(t) {
-			has = has || below[a]
-		}
-		below[t] = has
-	}
-	met := map[ir.Term][]ir.Term{}
-	always := map[ir.Term]bool{}
-	visited := map[[2]ir.Term]bool{}
-	count := map[ir.Term]int{}
-	var visit func(t, guard ir.Term)
-	visit = func(t, guard ir.Term) {
-		if !below[t] || always[t] || visited[[2]ir.Term{t, ir.NoTerm}] {
-			return
-		}
-		if count[t]++; count[t] > maxGuards {
-			guard = ir.NoTerm
-		}
-		k := [2]ir.Term{t, guard}
-		if visited[k] {
-			return
-		}
-		visited[k] = true
-		and := func(x ir.Term) ir.Term {
-			if guard == ir.NoTerm {
-				return x
-			}
-			return b.And(guard, x)
-		}
-		switch b.Op(t) {
-		case ir.OpAnd, ir.OpImplies:
-			visit(b.Arg(t, 0), guard)
-			visit(b.Arg(t, 1), and(b.Arg(t, 0)))
-			return
-		case ir.OpOr:
-			visit(b.Arg(t, 0), guard)
-			visit(b.Arg(t, 1), and(b.Not(b.Arg(t, 0))))
-			return
-		case ir.OpIte:
-			c := b.Arg(t, 0)
-			visit(c, guard)
-			visit(b.Arg(t, 1), and(c))
-			visit(b.Arg(t, 2), and(b.Not(c)))
-			return
-		}
-		if _, ok := targets[t]; ok {
-			if guard == ir.NoTerm {
-				always[t] = true
-			} else {
-				met[t] = append(met[t], guard)
-			}
-		}
-		for _, a := range b.Args(t) {
-			visit(a, guard)
+// newAddrSamples evaluates on the states of node n after which the runs
+// went on to target anchor to, or on all of n's states when none did. It
+// returns nil when there are too few states to go by.
+func (pr *Product) newAddrSamples(n *PNode, to ir.NodeID) *alias.Samples {
+	samples := pr.edgeSamples[pair.EdgeKey{From: n.Key, DstTo: to}]
+	if len(samples) == 0 {
+		samples = n.samples
+		if len(samples) < 2 {
+			return nil
 		}
 	}
-	for _, r := range roots {
-		visit(r.t, r.guard)
+	samples = thin(samples, maxCanonSamples)
+	var evs []*ir.Evaluator
+	for _, sm := range samples {
+		evs = append(evs, ir.NewEvaluator(pr.p.B, &sampleEnv{pr: pr, n: n, sm: sm}))
 	}
-	out := map[ir.Term]ir.Term{}
-	for t := range targets {
-		switch {
-		case always[t] || len(met[t]) > maxGuards:
-			out[t] = ir.NoTerm
-		case len(met[t]) > 0:
-			out[t] = b.Or(met[t]...)
-		}
-	}
-	return out
+	return alias.NewSamples(pr.p.B, evs)
 }

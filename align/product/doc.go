@@ -24,7 +24,7 @@
 //     (prove.Houdini).
 //
 //   - Before any query, each edge's terms are rewritten so that the solver
-//     sees few store chains (stackalias.go, canon.go): stack reads pass
+//     sees few store chains (align/product/alias, canon.go): stack reads pass
 //     computed-address stores; addresses are canonicalized to a base plus
 //     a constant; then any read passes a store the from-node's states show
 //     apart from it (a scalar global after an array store, one array after

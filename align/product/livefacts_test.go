@@ -3,6 +3,7 @@ package product
 import (
 	"testing"
 
+	"eqc/align/product/alias"
 	"eqc/align/product/pair"
 	"eqc/ir"
 )
@@ -27,16 +28,16 @@ func TestLiveFacts(t *testing.T) {
 
 	pr := &Product{p: &pair.Pair{B: b}, simp: ir.NewSimplifier(b),
 		Nodes: []*PNode{{ID: 0}, {ID: 1, mem: mem, Invariants: []ir.Term{kept}}}}
-	own := disjointFact{slot, b.Var("src.rdi", bv), 4, 4, ir.NoTerm} // the edge's own store
-	keptFact := disjointFact{slot, at(0), 4, 4, ir.NoTerm}
-	droppedFact := disjointFact{slot, at(-0x50), 4, 4, ir.NoTerm}
+	own := alias.Fact{A1: slot, A2: b.Var("src.rdi", bv), N1: 4, N2: 4, Guard: ir.NoTerm} // the edge's own store
+	keptFact := alias.Fact{A1: slot, A2: at(0), N1: 4, N2: 4, Guard: ir.NoTerm}
+	droppedFact := alias.Fact{A1: slot, A2: at(-0x50), N1: 4, N2: 4, Guard: ir.NoTerm}
 	e := &PEdge{From: 0, To: 1,
-		disjoint: map[disjointFact]bool{own: true},
-		readFacts: map[ir.Term]map[disjointFact]bool{
+		disjoint: map[alias.Fact]bool{own: true},
+		readFacts: map[ir.Term]map[alias.Fact]bool{
 			keptRead:    {keptFact: true},
 			droppedRead: {droppedFact: true},
 		}}
-	want := func(what string, facts ...disjointFact) {
+	want := func(what string, facts ...alias.Fact) {
 		t.Helper()
 		got := map[ir.Term]bool{}
 		for _, f := range e.facts {
@@ -46,8 +47,8 @@ func TestLiveFacts(t *testing.T) {
 			t.Errorf("%s: %d facts, want %d", what, len(got), len(facts))
 		}
 		for _, f := range facts {
-			if !got[pr.simp.Simplify(f.term(b))] {
-				t.Errorf("%s: missing %s", what, b.Short(f.term(b)))
+			if !got[pr.simp.Simplify(f.Term(b))] {
+				t.Errorf("%s: missing %s", what, b.Short(f.Term(b)))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"eqc/align/product/alias"
 	"eqc/align/product/pair"
 	"eqc/ir"
 	"eqc/ub"
@@ -116,7 +117,7 @@ type PEdge struct {
 	// about the posts is about states that take the edge. disjoint and
 	// disjointCond collect the disjointness ones while the edge is built.
 	facts, condFacts       []ir.Term
-	disjoint, disjointCond map[disjointFact]bool
+	disjoint, disjointCond map[alias.Fact]bool
 	canon, canonCond       []ir.Term // the canonical-address facts among facts and condFacts
 	// obvaHyps are what the UB models say of the source along the edge:
 	// OBVA of its accesses (obva.go), the others of its sanitizer checks
@@ -138,9 +139,9 @@ type PEdge struct {
 	// hold (liveFacts), and a dropped candidate's read may well reach
 	// outside every object (a mirror candidate of a[i-20] at i = 0).
 	postReads map[ir.Term]ir.Term
-	readFacts map[ir.Term]map[disjointFact]bool
+	readFacts map[ir.Term]map[alias.Fact]bool
 	// factSamples are the from-node's states factTerms merged facts by.
-	factSamples *addrSamples
+	factSamples *alias.Samples
 	// pins are the variables of the from-node replaced by the terms they
 	// equal wherever the edge is taken (pin.go); set by discharge, which
 	// then rebuilds the edge.
@@ -526,7 +527,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 		e.postD = cc.RewriteAll(e.postD)
 	}
 	e.condD0 = e.condD
-	e.disjoint, e.disjointCond = map[disjointFact]bool{}, map[disjointFact]bool{}
+	e.disjoint, e.disjointCond = map[alias.Fact]bool{}, map[alias.Fact]bool{}
 	e.canon, e.canonCond, e.canonHas = nil, nil, nil
 	e.canonReps, e.canonVals, e.canonSamples = nil, nil, nil
 	samples := pr.newAddrSamples(from, e.DstTo)
@@ -602,11 +603,11 @@ func (pr *Product) pathSets(e *PEdge) {
 
 // setFacts turns e's recorded disjointness and canonical addresses into
 // its two groups of facts.
-func (pr *Product) setFacts(e *PEdge, samples *addrSamples) {
+func (pr *Product) setFacts(e *PEdge, samples *alias.Samples) {
 	b := pr.p.B
 	e.factSamples = samples
 	e.facts = pr.factsWith(e, func(ir.Term) bool { return true })
-	e.condFacts = append(factTerms(b, pr.simp, e.disjointCond, samples), e.canonCond...)
+	e.condFacts = append(alias.FactTerms(b, pr.simp, e.disjointCond, samples), e.canonCond...)
 }
 
 // factsWith is e's facts group with the facts of the candidate reads
@@ -614,7 +615,7 @@ func (pr *Product) setFacts(e *PEdge, samples *addrSamples) {
 func (pr *Product) factsWith(e *PEdge, keep func(read ir.Term) bool) []ir.Term {
 	all := e.disjoint
 	if len(e.readFacts) > 0 {
-		all = make(map[disjointFact]bool, len(e.disjoint))
+		all = make(map[alias.Fact]bool, len(e.disjoint))
 		for f := range e.disjoint {
 			all[f] = true
 		}
@@ -626,7 +627,7 @@ func (pr *Product) factsWith(e *PEdge, keep func(read ir.Term) bool) []ir.Term {
 			}
 		}
 	}
-	return append(factTerms(pr.p.B, pr.simp, all, e.factSamples), e.canon...)
+	return append(alias.FactTerms(pr.p.B, pr.simp, all, e.factSamples), e.canon...)
 }
 
 // liveFacts narrows e's facts to those its to-node's Invariants need:
@@ -674,15 +675,14 @@ func (pr *Product) ResolveInvariantReads() {
 // reads of its memory (a scalar global, say) over the edge's stores, so
 // that the definitions and Houdini's queries need not prove again and
 // again that the loop's array stores miss them.
-func (pr *Product) resolvePostReads(e *PEdge, samples *addrSamples) {
+func (pr *Product) resolvePostReads(e *PEdge, samples *alias.Samples) {
 	b := pr.p.B
 	to := pr.Nodes[e.To]
-	sp := newStackSplitter(b, pr.simp, pr.rsp0, e.disjoint)
-	sp.samples, sp.guided = samples, true
+	sp := alias.NewSplitter(b, pr.simp, pr.rsp0, e.disjoint, samples, true)
 	e.exitObs = nil
 	if pr.p.Dst.TFG.Nodes[to.Key.Dst].Kind == ir.NodeExit {
 		for _, o := range pr.p.Observables(e.postS, e.postD) {
-			o.Src, o.Dst = sp.apply(pr.simp.Simplify(o.Src)), sp.apply(pr.simp.Simplify(o.Dst))
+			o.Src, o.Dst = sp.Apply(pr.simp.Simplify(o.Src)), sp.Apply(pr.simp.Simplify(o.Dst))
 			e.exitObs = append(e.exitObs, o)
 		}
 	}
@@ -698,7 +698,7 @@ func (pr *Product) resolvePostReads(e *PEdge, samples *addrSamples) {
 		if c.side == 1 {
 			post = e.postD
 		}
-		e.slotPosts[slotKey{c.side, c.slot}] = sp.apply(b.Select(post[x86.StateMem], pr.slotAddr(c.slot), uint32(c.slot.Size)))
+		e.slotPosts[slotKey{c.side, c.slot}] = sp.Apply(b.Select(post[x86.StateMem], pr.slotAddr(c.slot), uint32(c.slot.Size)))
 	}
 	if !e.Infeasible {
 		var roots []ir.Term
@@ -706,7 +706,7 @@ func (pr *Product) resolvePostReads(e *PEdge, samples *addrSamples) {
 			roots = append(roots, c.Term)
 		}
 		e.postReads = map[ir.Term]ir.Term{}
-		e.readFacts = map[ir.Term]map[disjointFact]bool{}
+		e.readFacts = map[ir.Term]map[alias.Fact]bool{}
 		var vars *ir.Substituter // the to-node's variables after the edge
 		for _, t := range b.PostOrder(roots...) {
 			if b.Op(t) != ir.OpSelect || b.Arg(t, 0) != to.mem {
@@ -732,10 +732,11 @@ func (pr *Product) resolvePostReads(e *PEdge, samples *addrSamples) {
 			// Each read's facts on their own (readFacts); the splitter's
 			// memo still shares the rewriting, and emit, started afresh,
 			// collects a shared term's facts into every read under it.
-			sp.facts, sp.emitted, sp.guards = map[disjointFact]bool{}, map[[2]ir.Term]bool{}, nil
-			e.postReads[t] = sp.apply(b.Select(e.postS[x86.StateMem], a, n))
-			if len(sp.facts) > 0 {
-				e.readFacts[t] = sp.facts
+			facts := map[alias.Fact]bool{}
+			sp.RecordIn(facts)
+			e.postReads[t] = sp.Apply(b.Select(e.postS[x86.StateMem], a, n))
+			if len(facts) > 0 {
+				e.readFacts[t] = facts
 			}
 		}
 	}
@@ -755,21 +756,19 @@ func mentionsAny(b *ir.Builder, t ir.Term, vars map[ir.Term]comp) bool {
 // all of e's terms (guided: and reads and stores the from-node's states
 // show apart), recording in e.disjoint the facts that makes the edge
 // depend on.
-func (pr *Product) split(e *PEdge, samples *addrSamples, guided bool) {
-	sc := newStackSplitter(pr.p.B, pr.simp, pr.rsp0, e.disjointCond)
-	sc.samples, sc.guided = samples, guided
-	e.condD, e.faultD = sc.apply(e.condD), sc.apply(e.faultD)
+func (pr *Product) split(e *PEdge, samples *alias.Samples, guided bool) {
+	sc := alias.NewSplitter(pr.p.B, pr.simp, pr.rsp0, e.disjointCond, samples, guided)
+	e.condD, e.faultD = sc.Apply(e.condD), sc.Apply(e.faultD)
 	if !e.Infeasible {
-		e.condS, e.faultS = sc.apply(e.condS), sc.apply(e.faultS)
+		e.condS, e.faultS = sc.Apply(e.condS), sc.Apply(e.faultS)
 	}
-	sp := newStackSplitter(pr.p.B, pr.simp, pr.rsp0, e.disjoint)
-	sp.samples, sp.guided = samples, guided
+	sp := alias.NewSplitter(pr.p.B, pr.simp, pr.rsp0, e.disjoint, samples, guided)
 	for i := range e.postD {
-		e.postD[i] = sp.apply(e.postD[i])
+		e.postD[i] = sp.Apply(e.postD[i])
 	}
 	if !e.Infeasible {
 		for i := range e.postS {
-			e.postS[i] = sp.apply(e.postS[i])
+			e.postS[i] = sp.Apply(e.postS[i])
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package product
+package alias
 
 import (
 	"fmt"
@@ -41,18 +41,18 @@ func TestSplitterGuards(t *testing.T) {
 		{"ite condition", b.Eq(b.Ite(e, zero, read), zero), []ir.Term{ir.NoTerm}},
 	}
 	for _, tc := range cases {
-		facts := map[disjointFact]bool{}
-		s := newStackSplitter(b, ir.NewSimplifier(b), rsp, facts)
-		r := s.apply(tc.t)
-		if mentionsAny(b, r, map[ir.Term]comp{x: {}}) {
+		facts := map[Fact]bool{}
+		s := NewSplitter(b, ir.NewSimplifier(b), rsp, facts, nil, false)
+		r := s.Apply(tc.t)
+		if slices.Contains(b.PostOrder(r), x) {
 			t.Errorf("%s: the read did not pass the store: %s", tc.name, b.Short(r))
 		}
 		var got []ir.Term
 		for f := range facts {
-			if f.a1 != frame || f.a2 != x || f.n1 != 4 || f.n2 != 4 {
+			if f.A1 != frame || f.A2 != x || f.N1 != 4 || f.N2 != 4 {
 				t.Errorf("%s: fact %+v, want the frame slot against the argument", tc.name, f)
 			}
-			got = append(got, f.guard)
+			got = append(got, f.Guard)
 		}
 		slices.Sort(got)
 		slices.Sort(tc.guards)
@@ -89,11 +89,11 @@ func TestSplitterManyContexts(t *testing.T) {
 		c := b.Var(fmt.Sprintf("c%d", i), ir.BoolSort)
 		term = b.Ite(c, term, b.Add(term, b.Const(32, 1)))
 	}
-	facts := map[disjointFact]bool{}
-	newStackSplitter(b, ir.NewSimplifier(b), rsp, facts).apply(b.Eq(term, b.Const(32, 0)))
+	facts := map[Fact]bool{}
+	NewSplitter(b, ir.NewSimplifier(b), rsp, facts, nil, false).Apply(b.Eq(term, b.Const(32, 0)))
 	unguarded := false
 	for f := range facts {
-		unguarded = unguarded || f.guard == ir.NoTerm
+		unguarded = unguarded || f.Guard == ir.NoTerm
 	}
 	if len(facts) > maxGuards+1 || !unguarded {
 		t.Errorf("%d facts (unguarded among them: %v), want at most %d and an unguarded one", len(facts), unguarded, maxGuards+1)

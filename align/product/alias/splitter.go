@@ -1,0 +1,355 @@
+package alias
+
+import (
+	"eqc/ir"
+	"eqc/ub"
+)
+
+// Stack accesses at constant offsets from the entry rsp (an -O0 frame's
+// locals, saved registers) interleave with accesses through computed
+// addresses (a[i]). The simplifier cannot tell that those do not overlap,
+// so a local read back after a store to a[i] stays a select through the
+// store, and the solver drowns in such chains. The splitter lets such a
+// read pass the store anyway, and records the disjointness it assumed; the
+// caller proves every recorded fact from the precondition, the from-node's
+// invariants and the target's original path condition. A fact is guarded
+// by the context in which its read matters (emit): where the guard fails
+// the read does not decide the value of the whole term. Once every fact
+// holds in a state, every rewrite that matters there is exact, so the
+// rewritten edge means what the original does in every state the proof
+// considers.
+
+// Fact says that the N1 bytes at A1 and the N2 bytes at A2 do not
+// overlap (modulo 2^64), wherever Guard holds. A read passing a store
+// inside one arm of an ite memory (a path set's "the loop ran once more")
+// needs the store apart from it only when that arm is taken, and a read
+// in a conjunct, disjunct or ite arm only where the context lets it decide
+// the whole term (emit): the guard is the conjunction of those conditions
+// (NoTerm: always). Every guard is made of terms of the rewritten edge;
+// where the facts of the parts a state evaluates hold, the rewritten
+// term's value is the original's.
+type Fact struct {
+	A1, A2 ir.Term
+	N1, N2 uint32
+	Guard  ir.Term
+}
+
+// term is the fact as a Bool: each start is at least the other's size
+// past the other start, going up around the address space.
+func (f Fact) Term(b *ir.Builder) ir.Term {
+	t := b.And(b.Uge(b.Sub(f.A2, f.A1), b.Const(64, uint64(f.N1))), b.Uge(b.Sub(f.A1, f.A2), b.Const(64, uint64(f.N2))))
+	if f.Guard != ir.NoTerm {
+		t = b.Or(b.Not(f.Guard), t)
+	}
+	return t
+}
+
+// Splitter rewrites terms so that reads pass the stores the rules above
+// let them pass, recording each fact it assumed.
+type Splitter struct {
+	b     *ir.Builder
+	simp  *ir.Simplifier
+	rsp0  ir.Term
+	memo  map[ir.Term]ir.Term
+	facts map[Fact]bool
+	// local holds the facts the rewrite of each (original) term assumed
+	// itself, guarded only by the ite memories it read through; cur
+	// collects them while one term is rewritten. apply then emits them
+	// under the term's short-circuit context (emit).
+	local map[ir.Term][]Fact
+	cur   []Fact
+	// assumes memoizes whether a term or one under it has local facts:
+	// emit walks only those, once per guard (a chain of conditional
+	// stores would otherwise be walked once per combination of arms).
+	assumes map[ir.Term]bool
+	walk    *contextWalk // emit's, over local
+	// samples are the from-node's concrete states, if it has enough. With
+	// guided set, a read passes a store through any address that they show
+	// never overlapping it (a scalar global against an array element, two
+	// different arrays); the disjointness is recorded as a fact like the
+	// stack's. They also let FactTerms merge facts.
+	samples *Samples
+	guided  bool
+	guard   ir.Term // of the ite arm selectThrough is in; NoTerm at the top
+}
+
+// NewSplitter returns a splitter that records its facts in facts. With
+// samples (nil: none) and guided set, reads also pass stores the samples
+// show apart from them.
+func NewSplitter(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, facts map[Fact]bool, samples *Samples, guided bool) *Splitter {
+	return &Splitter{b: b, simp: simp, rsp0: rsp0, memo: map[ir.Term]ir.Term{}, facts: facts, guard: ir.NoTerm,
+		local: map[ir.Term][]Fact{}, samples: samples, guided: guided}
+}
+
+// RecordIn makes later Applys record their facts in facts, each term's
+// facts afresh: a term rewritten before, and shared, still gives its
+// facts to the new map (the rewriting itself stays memoized).
+func (s *Splitter) RecordIn(facts map[Fact]bool) {
+	s.facts, s.walk = facts, nil
+}
+
+// stackOffset reports whether a is the entry rsp plus a constant.
+func (s *Splitter) stackOffset(a ir.Term) (int64, bool) {
+	return ub.FrameOffset(s.b, s.rsp0, a)
+}
+
+// Apply rewrites t bottom-up and records the facts that makes t depend on.
+func (s *Splitter) Apply(t ir.Term) ir.Term {
+	r := s.rewrite(t)
+	s.emit(t, ir.NoTerm)
+	return r
+}
+
+// rewrite rewrites t bottom-up, keeping in local what each term assumed.
+func (s *Splitter) rewrite(t ir.Term) ir.Term {
+	b := s.b
+	for _, u := range b.PostOrder(t) {
+		if _, ok := s.memo[u]; ok {
+			continue
+		}
+		s.cur = nil
+		r := u
+		if n := len(b.Args(u)); n > 0 {
+			args := make([]ir.Term, n)
+			changed := false
+			for i := range args {
+				args[i] = s.memo[b.Arg(u, i)]
+				changed = changed || args[i] != b.Arg(u, i)
+			}
+			if changed {
+				p0, p1 := b.Params(u)
+				var err error
+				if r, err = b.Make(b.Op(u), args, p0, p1); err != nil {
+					panic("align: rebuilding a well-sorted term: " + err.Error())
+				}
+			}
+			if b.Op(r) == ir.OpSelect {
+				n, _ := b.Params(r)
+				r = s.selectThrough(b.Arg(r, 0), b.Arg(r, 1), n)
+			}
+			r = s.simp.Simplify(r)
+		}
+		s.memo[u] = r
+		if len(s.cur) > 0 {
+			s.local[u] = s.cur
+		}
+	}
+	return s.memo[t]
+}
+
+// emit records the facts under t, each guarded by the context in which
+// its term's value matters (contextWalk), made of rewritten terms: by
+// induction along the order of evaluation, where the facts of the terms
+// before hold those terms' rewritten values are their original values, so
+// the context chooses as the original does. That way a path set's later
+// loop pass may read the frame after its stores through a pointer under
+// the facts of the runs that make the pass, not of every run: its loop
+// condition is a conjunct after the earlier passes' conditions.
+func (s *Splitter) emit(t, guard ir.Term) {
+	if s.walk == nil {
+		s.walk = &contextWalk{b: s.b, relevant: s.assumesAny,
+			cond: func(c ir.Term) ir.Term { return s.memo[c] },
+			at: func(u, g ir.Term) {
+				for _, f := range s.local[u] {
+					if g != ir.NoTerm {
+						if f.Guard == ir.NoTerm {
+							f.Guard = g
+						} else {
+							f.Guard = s.b.And(g, f.Guard)
+						}
+					}
+					s.facts[f] = true
+				}
+			}}
+	}
+	s.walk.walk(t, guard)
+}
+
+// contextWalk visits terms with the context in which each one's value
+// matters to the term the walk started from: a conjunct's where the
+// conjuncts before it hold (elsewhere the conjunction is false, whatever
+// it is), a disjunct's where those before it fail, an ite arm's where its
+// condition chooses it. A term met in many contexts (a chain of joins or
+// conditional stores: one per combination of arms) is visited once more
+// unguarded instead, which covers every context: at most maxGuards+1
+// visits per term.
+type contextWalk struct {
+	b        *ir.Builder
+	relevant func(ir.Term) bool     // whether t or a term under it is of interest
+	cond     func(ir.Term) ir.Term  // the term a condition's value is taken from
+	at       func(t, guard ir.Term) // t met under guard (ir.NoTerm: always)
+	seen     map[[2]ir.Term]bool
+	count    map[ir.Term]int
+}
+
+func (w *contextWalk) walk(t, guard ir.Term) {
+	if !w.relevant(t) || w.seen[[2]ir.Term{t, ir.NoTerm}] || w.seen[[2]ir.Term{t, guard}] {
+		return
+	}
+	if w.seen == nil {
+		w.seen, w.count = map[[2]ir.Term]bool{}, map[ir.Term]int{}
+	}
+	if w.count[t]++; w.count[t] > maxGuards {
+		guard = ir.NoTerm
+		if w.seen[[2]ir.Term{t, guard}] {
+			return
+		}
+	}
+	w.seen[[2]ir.Term{t, guard}] = true
+	b := w.b
+	and := func(x ir.Term) ir.Term {
+		if guard == ir.NoTerm {
+			return x
+		}
+		return b.And(guard, x)
+	}
+	w.at(t, guard)
+	switch b.Op(t) {
+	case ir.OpAnd, ir.OpImplies:
+		w.walk(b.Arg(t, 0), guard)
+		w.walk(b.Arg(t, 1), and(w.cond(b.Arg(t, 0))))
+	case ir.OpOr:
+		w.walk(b.Arg(t, 0), guard)
+		w.walk(b.Arg(t, 1), and(b.Not(w.cond(b.Arg(t, 0)))))
+	case ir.OpIte:
+		c := b.Arg(t, 0)
+		w.walk(c, guard)
+		w.walk(b.Arg(t, 1), and(w.cond(c)))
+		w.walk(b.Arg(t, 2), and(b.Not(w.cond(c))))
+	default:
+		for _, a := range b.Args(t) {
+			w.walk(a, guard)
+		}
+	}
+}
+
+// maxGuards is how many contexts a contextWalk guards one term by.
+const maxGuards = 64
+
+// assumesAny reports whether t or a term under it has local facts.
+func (s *Splitter) assumesAny(t ir.Term) bool {
+	if s.assumes == nil {
+		s.assumes = map[ir.Term]bool{}
+	}
+	if r, ok := s.assumes[t]; ok {
+		return r
+	}
+	b := s.b
+	for _, u := range b.PostOrder(t) {
+		if _, ok := s.assumes[u]; ok {
+			continue
+		}
+		r := len(s.local[u]) > 0
+		for _, a := range b.Args(u) {
+			r = r || s.assumes[a]
+		}
+		s.assumes[u] = r
+	}
+	return s.assumes[t]
+}
+
+// selectThrough reads n bytes at a from m, passing stores that provably
+// (constant stack offsets) or assumedly (a stack offset against anything
+// else) do not overlap the read.
+func (s *Splitter) selectThrough(m, a ir.Term, n uint32) ir.Term {
+	b := s.b
+	offA, stackA := s.stackOffset(a)
+	for b.Op(m) == ir.OpStore {
+		k, _ := b.Params(m)
+		addr := b.Arg(m, 1)
+		if addr == a {
+			break // the simplifier resolves exact and partial matches
+		}
+		offB, stackB := s.stackOffset(addr)
+		switch {
+		case stackA && stackB:
+			if offA+int64(n) <= offB || offB+int64(k) <= offA {
+				m = b.Arg(m, 0)
+				continue
+			}
+		case stackA != stackB:
+			s.cur = append(s.cur, Fact{a, addr, n, k, s.guard})
+			m = b.Arg(m, 0)
+			continue
+		default:
+			ra, ca := b.BaseOffset(a)
+			rb, cb := b.BaseOffset(addr)
+			if ra == rb && cb-ca >= uint64(n) && ca-cb >= uint64(k) {
+				m = b.Arg(m, 0) // one base, disjoint constant ranges
+				continue
+			}
+			if ra != rb && s.guided && s.samples != nil && s.samples.disjoint(a, n, addr, k) {
+				s.cur = append(s.cur, Fact{a, addr, n, k, s.guard})
+				m = b.Arg(m, 0)
+				continue
+			}
+		}
+		break
+	}
+	if b.Op(m) == ir.OpIte {
+		c, outer := b.Arg(m, 0), s.guard
+		and := func(t ir.Term) ir.Term {
+			if outer == ir.NoTerm {
+				return t
+			}
+			return b.And(outer, t)
+		}
+		s.guard = and(c)
+		then := s.selectThrough(b.Arg(m, 1), a, n)
+		s.guard = and(b.Not(c))
+		els := s.selectThrough(b.Arg(m, 2), a, n)
+		s.guard = outer
+		return b.Ite(c, then, els)
+	}
+	return b.Select(m, a, n)
+}
+
+// Guarded is a term whose value matters only where guard holds (ir.NoTerm:
+// always).
+type Guarded struct{ T, Guard ir.Term }
+
+// Contexts returns, for each term of targets met under roots, the
+// condition in which its value matters to them (ir.NoTerm: always), as a
+// contextWalk judges it over the terms as they are; a term met in more
+// than maxGuards contexts gets NoTerm.
+func Contexts(b *ir.Builder, roots []Guarded, targets map[ir.Term]ir.Term) map[ir.Term]ir.Term {
+	below := map[ir.Term]bool{} // whether a target is t or under it
+	var terms []ir.Term
+	for _, r := range roots {
+		terms = append(terms, r.T)
+	}
+	for _, t := range b.PostOrder(terms...) {
+		_, has := targets[t]
+		for _, a := range b.Args(t) {
+			has = has || below[a]
+		}
+		below[t] = has
+	}
+	met := map[ir.Term][]ir.Term{}
+	always := map[ir.Term]bool{}
+	w := &contextWalk{b: b, relevant: func(t ir.Term) bool { return below[t] },
+		cond: func(c ir.Term) ir.Term { return c },
+		at: func(t, guard ir.Term) {
+			if _, ok := targets[t]; !ok {
+				return
+			}
+			if guard == ir.NoTerm {
+				always[t] = true
+			} else {
+				met[t] = append(met[t], guard)
+			}
+		}}
+	for _, r := range roots {
+		w.walk(r.T, r.Guard)
+	}
+	out := map[ir.Term]ir.Term{}
+	for t := range targets {
+		switch {
+		case always[t] || len(met[t]) > maxGuards:
+			out[t] = ir.NoTerm
+		case len(met[t]) > 0:
+			out[t] = b.Or(met[t]...)
+		}
+	}
+	return out
+}
