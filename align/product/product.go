@@ -140,7 +140,7 @@ type PEdge struct {
 	// outside every object (a mirror candidate of a[i-20] at i = 0).
 	postReads map[ir.Term]ir.Term
 	readFacts map[ir.Term]map[alias.Fact]bool
-	// factSamples are the from-node's states factTerms merged facts by.
+	// factSamples are the from-node's states FactTerms merges facts by.
 	factSamples *alias.Samples
 	// pins are the variables of the from-node replaced by the terms they
 	// equal wherever the edge is taken (pin.go); set by discharge, which
@@ -633,7 +633,7 @@ func (pr *Product) factsWith(e *PEdge, keep func(read ir.Term) bool) []ir.Term {
 // liveFacts narrows e's facts to those its to-node's Invariants need:
 // the facts of the reads of candidates Houdini dropped are no obligation.
 // (Merged by base, a dropped read's fact would also widen a live one's
-// range: factTerms joins the facts between two bases into one.)
+// range: alias.FactTerms joins the facts between two bases into one.)
 func (pr *Product) liveFacts(e *PEdge) {
 	if len(e.readFacts) == 0 {
 		return

@@ -6,7 +6,7 @@
 //     and one not (an -O0 local against a[i]); or, guided by concrete
 //     states (Samples), two addresses the states never show overlapping.
 //     All but the first are assumptions: each is recorded as a Fact, the
-//     n1 bytes at a1 apart from the n2 bytes at a2, guarded by the context
+//     N1 bytes at A1 apart from the N2 bytes at A2, guarded by the context
 //     in which the read's value matters (a conjunct after those before it
 //     hold, a disjunct after those before it fail, an ite arm where its
 //     condition chooses it).
