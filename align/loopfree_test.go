@@ -298,3 +298,9 @@ func compareGolden(t *testing.T, path string, got map[string]string) {
 		}
 	}
 }
+
+// TestGoldenEscapedLocals is the same test on functions that pass the
+// addresses of their locals to callees (testdata/escaped).
+func TestGoldenEscapedLocals(t *testing.T) {
+	goldenLoopFree(t, "testdata/escaped", "testdata/escaped.golden", []string{"O0"}, 20*time.Second)
+}

@@ -131,6 +131,15 @@ func (c *CallConvention) rw(t ir.Term) ir.Term {
 			nargs[0], changed = c.Mem0, true
 		}
 	}
+	if b.Op(t) == ir.OpSelect && c.Outside != nil && nargs[0] != c.Mem0 {
+		// A read outside S reads past every store into S (the frame's),
+		// which the simplifier cannot tell apart from the read's address.
+		if n, _ := b.Params(t); c.Outside(nargs[1], n) {
+			if m := c.stripS(nargs[0]); m != nargs[0] {
+				nargs[0], changed = m, true
+			}
+		}
+	}
 	if changed {
 		p0, p1 := b.Params(t)
 		nt, err := b.Make(b.Op(t), nargs, p0, p1)

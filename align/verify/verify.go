@@ -158,11 +158,16 @@ func verifyLoopFree(p *pair.Pair, ctx context.Context, pf *prove.ProofFile, s pr
 	if d := diffGraph(p.LoopFreeGraph(), pf.Product); d != "" {
 		return verifyOutcome{reason: d}
 	}
-	_, assumptions := p.LoopFreePrecondition()
+	out := pair.CheckLoopFree(ctx, p, s)
+	// The rerun's assumptions: the precondition's, and those it met on
+	// the way (escaped locals).
+	assumptions := out.Assumptions
+	if assumptions == nil {
+		_, assumptions = p.LoopFreePrecondition()
+	}
 	if d := diffStrings("assumption", assumptions, pf.Assumptions); d != "" {
 		return verifyOutcome{reason: d}
 	}
-	out := pair.CheckLoopFree(ctx, p, s)
 	o := verifyOutcome{obligations: len(out.Obligations), queries: out.SMTQueries}
 	if out.Verdict != pair.Equivalent {
 		o.reason = "the loop-free engine does not prove it: " + out.Reason

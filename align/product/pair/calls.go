@@ -98,25 +98,17 @@ func HasCalls(edges ...*ir.Edge) bool {
 // the stack is mem0 (the entry memory, or a product node's shared
 // memory): reads of read-only data after calls read mem0.
 func (p *Pair) CallConvention(mem0 ir.Term) *x86.CallConvention {
-	sizes := map[ir.Term]uint64{}
-	for _, g := range p.GlobalVars() {
-		size := p.GlobalSize(p.B.VarName(g))
-		if size == 0 {
-			size = UnknownGlobalSize
-		}
-		sizes[g] = size
-	}
-	// The precondition places each global the code names outside the
-	// stack region, whole.
-	outside := func(a ir.Term, n uint32) bool {
-		base, off := p.B.BaseOffset(a)
-		size, ok := sizes[base]
-		return ok && off < size && uint64(n) <= size-off
-	}
+	return p.callConvention(mem0, nil)
+}
+
+// callConvention is CallConvention with escaped locals moved to their
+// blocks (escaped.go), which lie outside the stack region.
+func (p *Pair) callConvention(mem0 ir.Term, es []*escapedLocal) *x86.CallConvention {
+	outside := p.outsideStack(es)
 	// Read-only objects both files agree on (readOnlyDataDiffers) and
 	// string literals hold their entry bytes after any call.
 	readOnly := map[ir.Term]bool{}
-	for g := range sizes {
+	for _, g := range p.GlobalVars() {
 		name := strings.TrimPrefix(p.B.VarName(g), "&")
 		ds, okS := p.Src.File.DataSymbol(name)
 		dd, okD := p.Dst.File.DataSymbol(name)
@@ -128,6 +120,28 @@ func (p *Pair) CallConvention(mem0 ir.Term) *x86.CallConvention {
 	}
 	return &x86.CallConvention{B: p.B, Simp: p.Src.TFG.Simplifier, RSP0: p.SrcVar(x86.StateGPR0 + x86.RSP), Limit: StackLimit,
 		Outside: outside, ReadOnly: inReadOnly, Mem0: mem0}
+}
+
+// outsideStack reports addresses whose n bytes the premises place outside
+// the stack region, whole: a global's (the precondition), an escaped
+// local's block (escapePremises).
+func (p *Pair) outsideStack(es []*escapedLocal) func(a ir.Term, n uint32) bool {
+	sizes := map[ir.Term]uint64{}
+	for _, g := range p.GlobalVars() {
+		size := p.GlobalSize(p.B.VarName(g))
+		if size == 0 {
+			size = UnknownGlobalSize
+		}
+		sizes[g] = size
+	}
+	for _, e := range es {
+		sizes[e.addr] = e.size
+	}
+	return func(a ir.Term, n uint32) bool {
+		base, off := p.B.BaseOffset(a)
+		size, ok := sizes[base]
+		return ok && off < size && uint64(n) <= size-off
+	}
 }
 
 // callFrameReason checks that the model cc rewrote into may be used for

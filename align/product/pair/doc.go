@@ -23,7 +23,9 @@
 //     callee-saved registers and the return address; and memory agrees
 //     outside the stack region [rsp−StackLimit, rsp+8), checked at a fresh
 //     address so every query stays quantifier-free. Calls are proved in
-//     the C calling convention's model of callees (calls.go). Read-only
+//     the C calling convention's model of callees (calls.go), locals
+//     whose addresses both sides pass to callees moved to one fresh
+//     block each (escaped.go). Read-only
 //     data that the two files define differently, a call that model does
 //     not cover (unsupported:calls), an unsupported instruction or a solver that cannot decide gives
 //     "unknown" with the reason; a loop gives Outcome.HasLoops, for the

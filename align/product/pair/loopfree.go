@@ -198,19 +198,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	b := p.B
 	sub := ir.NewSubstituter(b, p.Entry)
-	type run struct {
-		normal ir.Term   // returns normally: the exit path is taken and nothing on it faults
-		final  []ir.Term // state at the return, over the shared entry state
-		// ends: the run ends in a call that does not return (exit,
-		// abort, longjmp): the halt path is taken and nothing on it
-		// faults. The call is observable like every call, through the
-		// memory it leaves (its result in the calling convention's
-		// model, a function of its arguments and what it reads), so
-		// endMem, the memory after it, is compared.
-		ends   ir.Term
-		endMem ir.Term
-	}
-	sides := make([]run, 2)
+	sides := make([]loopFreeRun, 2)
 	var srcPaths []*ir.Edge // the source's exit and halt path sets
 	calls := false
 	for k, side := range []Side{p.Src, p.Dst} {
@@ -230,7 +218,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 				srcPaths = append(srcPaths, e)
 			}
 		}
-		r := run{normal: b.False(), ends: b.False(), endMem: ir.NoTerm}
+		r := loopFreeRun{normal: b.False(), ends: b.False(), endMem: ir.NoTerm}
 		if exit != nil {
 			r.normal = b.And(exit.Cond, b.Not(exit.Fault))
 			r.final = exit.Transfer
@@ -268,12 +256,37 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			src.endMem = ub.SkipFrameStores(b, p.Src.TFG.Simplifier, rsp0, misses, []ir.Term{src.endMem})[0]
 		}
 	}
+	var escaped []*escapedLocal
 	if calls {
+		// Locals whose addresses both sides pass to callees, moved to
+		// one block each (escaped.go).
+		var err error
+		escaped, err = p.escapedLocals(src.roots(), dst.roots())
+		if err == nil && len(escaped) > 0 {
+			for k, r := range []*loopFreeRun{&src, &dst} {
+				rl := p.relocator(k, escaped)
+				if k == 0 {
+					pre = rl.Rewrite(pre) // the OBVA hypotheses are the source's
+				}
+				r.relocate(rl)
+				if err == nil {
+					err = rl.err
+				}
+			}
+			premises, lines := p.escapePremises(escaped)
+			pre = b.And(append([]ir.Term{pre}, premises...)...)
+			assumptions = append(assumptions, lines...)
+			out.Assumptions = assumptions
+		}
+		if err != nil {
+			out.Reason = "unsupported:calls (" + err.Error() + ")"
+			return out
+		}
 		// Every term the obligations read, in the calling convention's
 		// model of callees (calls.go).
-		cc := p.CallConvention(p.SrcVar(x86.StateMem))
+		cc := p.callConvention(p.SrcVar(x86.StateMem), escaped)
 		pre = cc.Rewrite(pre)
-		for _, r := range []*run{&src, &dst} {
+		for _, r := range []*loopFreeRun{&src, &dst} {
 			r.normal, r.ends = cc.Rewrite(r.normal), cc.Rewrite(r.ends)
 			if r.final != nil {
 				r.final = cc.RewriteAll(r.final)
@@ -283,7 +296,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			}
 		}
 		var mems []ir.Term
-		for _, r := range []run{src, dst} {
+		for _, r := range []loopFreeRun{src, dst} {
 			if r.final != nil {
 				mems = append(mems, r.final[x86.StateMem])
 			}
@@ -336,7 +349,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	if src.endMem != ir.NoTerm && dst.endMem != ir.NoTerm {
 		ends := b.And(src.ends, dst.ends)
-		if !check("memory at a call that does not return", append([]ir.Term{ends}, p.MemoryDiffersOutsideStack(src.endMem, dst.endMem, nil)...)...) {
+		if !check("memory at a call that does not return", append([]ir.Term{ends}, p.memoryDiffersOutside(src.endMem, dst.endMem, escaped)...)...) {
 			return out
 		}
 	}
@@ -350,10 +363,44 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			return out
 		}
 	}
-	if !check("memory outside the stack", append([]ir.Term{both}, p.MemoryDiffersOutsideStack(src.final[x86.StateMem], dst.final[x86.StateMem], nil)...)...) {
+	if !check("memory outside the stack", append([]ir.Term{both}, p.memoryDiffersOutside(src.final[x86.StateMem], dst.final[x86.StateMem], escaped)...)...) {
 		return out
 	}
 	return p.loopFreeProved(out, assumptions)
+}
+
+// loopFreeRun is one side's whole run, over the shared entry state.
+type loopFreeRun struct {
+	normal ir.Term   // returns normally: the exit path is taken and nothing on it faults
+	final  []ir.Term // state at the return, over the shared entry state
+	// ends: the run ends in a call that does not return (exit,
+	// abort, longjmp): the halt path is taken and nothing on it
+	// faults. The call is observable like every call, through the
+	// memory it leaves (its result in the calling convention's
+	// model, a function of its arguments and what it reads), so
+	// endMem, the memory after it, is compared.
+	ends   ir.Term
+	endMem ir.Term
+}
+
+// roots are the terms of r.
+func (r *loopFreeRun) roots() []ir.Term {
+	out := append([]ir.Term{r.normal, r.ends}, r.final...)
+	if r.endMem != ir.NoTerm {
+		out = append(out, r.endMem)
+	}
+	return out
+}
+
+// relocate moves r's escaped locals (escaped.go).
+func (r *loopFreeRun) relocate(rl *relocator) {
+	r.normal, r.ends = rl.Rewrite(r.normal), rl.Rewrite(r.ends)
+	if r.final != nil {
+		r.final = rl.RewriteAll(r.final)
+	}
+	if r.endMem != ir.NoTerm {
+		r.endMem = rl.Rewrite(r.endMem)
+	}
 }
 
 // loopFreeProved is the outcome when every obligation held: equivalent,

@@ -1,0 +1,504 @@
+package pair
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"eqc/ir"
+	"eqc/ub"
+	"eqc/x86"
+
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// Escaped locals in the loop-free engine (escaped.go).
+//
+// A C function may hand a callee the address of one of its locals:
+// g(&x), a buffer passed to snprintf, a struct passed by pointer. The two
+// builds keep that local at different places in their frames, so under
+// the calling convention's model (calls.go) the callee gets different
+// arguments, sees a view with the frame stripped, and nothing compares.
+// In C the address of a local is the implementation's choice, so the
+// engine makes the same choice on both sides: each escaped local is
+// relocated, in each side's terms, from its frame slot to one fresh
+// address A outside the stack region, the same on both sides. The
+// relocation renames addresses, nothing else:
+//
+//   - the value rsp0+c, c inside the slot [lo, lo+size), becomes A+(c−lo),
+//     wherever it appears (the argument of a call, a pointer stored away,
+//     an access);
+//   - an access at another constant offset from rsp0 is left alone, and
+//     one partly inside the slot is split byte by byte (clang pushes a
+//     scratch slot over a local);
+//   - an access whose address is not rsp0 plus a constant but has rsp0 as
+//     a summand (a computed address in the frame) is refused;
+//   - any other access (through an argument, a loaded pointer, a callee's
+//     result) is relocated byte by byte when it lands in the slot
+//     (ite(a−F <u size, A+(a−F), a), F the slot's first byte): exact, so
+//     each side's relocated run is its real run with the local moved.
+//
+// The premises say what a fresh location is: A+size does not wrap, the
+// block lies outside the stack region and every global, apart from every
+// other escaped local, and is as aligned as both slots are. Callees are
+// assumed not to depend on where a local they are given lives (C's
+// addresses are opaque), and an escaped local is dead at the return, so
+// the memory obligation does not compare it.
+//
+// The two sides' copies are paired by the calls that take them: the same
+// callee, the same argument, the same number of calls before it (the
+// longest chain of calls its memory comes through). The source's DWARF
+// gives the local's extent; the target's copy is taken to sit at the same
+// distance from the address it passes. A guess that is wrong costs only
+// the proof (the callee's views differ), never soundness: any consistent
+// renaming is exact.
+
+// escapedLocal is one local whose address the function passes to a
+// callee.
+type escapedLocal struct {
+	name  string // the source's variable, for the proof
+	size  uint64
+	align uint64
+	lo    [2]int64 // its first byte's offset from the entry rsp: source, target
+	addr  ir.Term  // where both copies are taken to live
+}
+
+// escapeSite is where a local's address is passed.
+type escapeSite struct {
+	callee string
+	arg    int
+	calls  int // calls on the longest chain before it
+}
+
+// EscapeError says why escaped locals could not be relocated.
+type EscapeError struct{ Why string }
+
+func (e *EscapeError) Error() string { return "escaped local: " + e.Why }
+
+// escapeSites are the frame addresses (offsets from rsp0) that side's
+// terms pass to callees, by site.
+func (p *Pair) escapeSites(roots []ir.Term) (map[escapeSite]int64, error) {
+	b := p.B
+	rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
+	chain := map[ir.Term]int{}
+	var calls func(t ir.Term) int
+	calls = func(t ir.Term) int {
+		if n, ok := chain[t]; ok {
+			return n
+		}
+		n := 0
+		for _, a := range b.Args(t) {
+			n = max(n, calls(a))
+		}
+		if fn, ok := lifterCall(b, t); ok && fn.Result == "mem" {
+			n++
+		}
+		chain[t] = n
+		return n
+	}
+	sites := map[escapeSite]int64{}
+	for _, t := range b.PostOrder(roots...) {
+		fn, ok := lifterCall(b, t)
+		if !ok {
+			continue
+		}
+		args := b.Args(t)
+		before := calls(args[fn.N+1])
+		for i, a := range args[:fn.N] {
+			off, ok := ub.FrameOffset(b, rsp0, a)
+			if !ok || off >= 0 {
+				continue
+			}
+			s := escapeSite{fn.Callee, i, before}
+			if prev, seen := sites[s]; seen && prev != off {
+				return nil, &EscapeError{fmt.Sprintf("argument %d of %s is two different locals at one call", i+1, fn.Callee)}
+			}
+			sites[s] = off
+		}
+	}
+	return sites, nil
+}
+
+// lifterCall reports whether t applies a callee in the lifter's form.
+func lifterCall(b *ir.Builder, t ir.Term) (x86.CallFunc, bool) {
+	if b.Op(t) != ir.OpApply {
+		return x86.CallFunc{}, false
+	}
+	fn, ok := x86.ParseCallFunc(b.FuncOf(t).Name)
+	return fn, ok && !fn.Convention && len(b.Args(t)) == fn.N+2
+}
+
+// sourceFrameBase is the offset of the source's DWARF frame base from the
+// entry rsp: the CFA is rsp0+8; unoptimized code's rbp is rsp0−8.
+func (p *Pair) sourceFrameBase() (int64, bool) {
+	d := p.Src.Fn.Func.Debug
+	if d == nil {
+		return 0, false
+	}
+	switch fb := d.FrameBase; {
+	case fb.CFA:
+		return 8, true
+	case fb.Reg == x86asm.RBP:
+		return -8 + fb.Offset, true
+	}
+	return 0, false
+}
+
+// escapedLocals pairs the locals both sides pass to callees (src and dst
+// are each side's terms, over the shared entry state). None is not an
+// error.
+func (p *Pair) escapedLocals(src, dst []ir.Term) ([]*escapedLocal, error) {
+	ss, err := p.escapeSites(src)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := p.escapeSites(dst)
+	if err != nil {
+		return nil, err
+	}
+	if len(ss) == 0 && len(ds) == 0 {
+		return nil, nil
+	}
+	keys := make([]escapeSite, 0, len(ss))
+	for s := range ss {
+		keys = append(keys, s)
+	}
+	for s := range ds {
+		if _, ok := ss[s]; !ok {
+			return nil, &EscapeError{fmt.Sprintf("the target passes a local as argument %d of %s where the source does not", s.arg+1, s.callee)}
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, c := keys[i], keys[j]
+		if a.callee != c.callee {
+			return a.callee < c.callee
+		}
+		if a.calls != c.calls {
+			return a.calls < c.calls
+		}
+		return a.arg < c.arg
+	})
+	base, ok := p.sourceFrameBase()
+	if !ok {
+		return nil, &EscapeError{"the source's DWARF gives no frame base"}
+	}
+	d := p.Src.Fn.Func.Debug
+	byName := map[string]*escapedLocal{}
+	var out []*escapedLocal
+	for _, s := range keys {
+		c1 := ss[s]
+		c2, ok := ds[s]
+		if !ok {
+			return nil, &EscapeError{fmt.Sprintf("the source passes a local as argument %d of %s where the target does not", s.arg+1, s.callee)}
+		}
+		var v *x86.Variable
+		for _, vs := range [][]x86.Variable{d.Locals, d.Params} {
+			for i := range vs {
+				lo := base + vs[i].FrameOffset
+				if vs[i].InFrame && vs[i].Type.Size > 0 && c1 >= lo && c1 < lo+vs[i].Type.Size {
+					v = &vs[i]
+				}
+			}
+		}
+		if v == nil {
+			return nil, &EscapeError{fmt.Sprintf("argument %d of %s points at rsp%+#x, which no local of the source's DWARF holds", s.arg+1, s.callee, c1)}
+		}
+		lo1 := base + v.FrameOffset
+		lo2 := c2 - (c1 - lo1)
+		key := fmt.Sprintf("%s@%d", v.Name, lo1)
+		if e := byName[key]; e != nil {
+			if e.lo[1] != lo2 {
+				return nil, &EscapeError{fmt.Sprintf("the target passes two places for the source's %s", v.Name)}
+			}
+			continue
+		}
+		e := &escapedLocal{name: v.Name, size: uint64(v.Type.Size), lo: [2]int64{lo1, lo2}}
+		e.align = 16
+		for _, lo := range e.lo {
+			for e.align > 1 && (lo+8)%int64(e.align) != 0 {
+				e.align /= 2
+			}
+		}
+		byName[key] = e
+		out = append(out, e)
+	}
+	for k := 0; k < 2; k++ {
+		for i, e := range out {
+			if e.lo[k] < -StackLimit || e.lo[k]+int64(e.size) > 0 {
+				return nil, &EscapeError{fmt.Sprintf("%s's slot is not inside the frame", e.name)}
+			}
+			for _, f := range out[:i] {
+				if e.lo[k] < f.lo[k]+int64(f.size) && f.lo[k] < e.lo[k]+int64(e.size) {
+					return nil, &EscapeError{fmt.Sprintf("%s and %s overlap in the frame", f.name, e.name)}
+				}
+			}
+		}
+	}
+	for i, e := range out {
+		e.addr = p.B.Var(fmt.Sprintf("local.%d.%s", i, e.name), ir.BVSort(64))
+	}
+	return out, nil
+}
+
+// escapePremises say that each escaped local's block is a fresh location:
+// no wrap, outside the stack region and every global, apart from the
+// others, aligned as both slots are; and the assumptions' lines.
+func (p *Pair) escapePremises(es []*escapedLocal) ([]ir.Term, []string) {
+	b := p.B
+	c := func(v uint64) ir.Term { return b.Const(64, v) }
+	rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
+	// disjoint: [x, x+n) and [y, y+m) do not meet (neither wraps).
+	disjoint := func(x ir.Term, n uint64, y ir.Term, m uint64) ir.Term {
+		return b.Or(b.Ule(b.Add(x, c(n)), y), b.Ule(b.Add(y, c(m)), x))
+	}
+	var out []ir.Term
+	var lines []string
+	sizes := p.ObjectSizes()
+	for i, e := range es {
+		out = append(out,
+			b.Ule(e.addr, c(^uint64(0)-e.size)),
+			disjoint(e.addr, e.size, b.Sub(rsp0, c(StackLimit)), StackLimit+8),
+			b.Eq(b.BVAnd(e.addr, c(e.align-1)), c(0)))
+		for _, g := range p.GlobalVars() {
+			if n := sizes[g]; n > 0 {
+				out = append(out, disjoint(e.addr, e.size, g, n))
+			}
+		}
+		for _, f := range es[:i] {
+			out = append(out, disjoint(e.addr, e.size, f.addr, f.size))
+		}
+		lines = append(lines, fmt.Sprintf("escaped local %s (%d bytes; source at rsp%+#x, target at rsp%+#x) lives at one fresh %d-aligned address on both sides, outside the stack region and every global; it is dead at the return", e.name, e.size, e.lo[0], e.lo[1], e.align))
+	}
+	if len(es) > 0 {
+		lines = append(lines, "a callee does not depend on where a local it is given lives (the addresses of locals are the implementation's choice)")
+	}
+	return out, lines
+}
+
+// relocator rewrites one side's terms with its escaped locals moved to
+// their shared addresses.
+type relocator struct {
+	b *ir.Builder
+	// outside reports addresses whose bytes the premises place outside
+	// the stack region (a global's, an escaped local's block).
+	outside func(a ir.Term, n uint32) bool
+	simp    *ir.Simplifier
+	rsp0    ir.Term
+	side    int
+	es      []*escapedLocal
+	memo    map[ir.Term]ir.Term
+	err     error
+}
+
+func (p *Pair) relocator(side int, es []*escapedLocal) *relocator {
+	return &relocator{b: p.B, outside: p.outsideStack(es), simp: p.Src.TFG.Simplifier, rsp0: p.SrcVar(x86.StateGPR0 + x86.RSP), side: side, es: es, memo: map[ir.Term]ir.Term{}}
+}
+
+// slot is the escaped local whose slot holds offset off, if any.
+func (r *relocator) slot(off int64) *escapedLocal {
+	for _, e := range r.es {
+		if off >= e.lo[r.side] && off < e.lo[r.side]+int64(e.size) {
+			return e
+		}
+	}
+	return nil
+}
+
+// overlaps reports whether some byte of [off, off+n) is in a slot.
+func (r *relocator) overlaps(off int64, n uint32) bool {
+	for _, e := range r.es {
+		if off < e.lo[r.side]+int64(e.size) && off+int64(n) > e.lo[r.side] {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *relocator) moved(e *escapedLocal, off int64) ir.Term {
+	return r.simp.Simplify(r.b.Add(e.addr, r.b.Const(64, uint64(off-e.lo[r.side]))))
+}
+
+// frameSummand reports whether a has the entry rsp as a summand.
+func (r *relocator) frameSummand(a ir.Term) bool {
+	b := r.b
+	switch {
+	case a == r.rsp0:
+		return true
+	case b.Op(a) == ir.OpAdd:
+		return r.frameSummand(b.Arg(a, 0)) || r.frameSummand(b.Arg(a, 1))
+	case b.Op(a) == ir.OpSub:
+		return r.frameSummand(b.Arg(a, 0))
+	}
+	return false
+}
+
+// Rewrite returns t relocated; r.err says when it could not be.
+func (r *relocator) Rewrite(t ir.Term) ir.Term {
+	if len(r.es) == 0 {
+		return t
+	}
+	return r.rw(t)
+}
+
+// RewriteAll rewrites each of ts.
+func (r *relocator) RewriteAll(ts []ir.Term) []ir.Term {
+	out := make([]ir.Term, len(ts))
+	for i, t := range ts {
+		out[i] = r.Rewrite(t)
+	}
+	return out
+}
+
+func (r *relocator) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = &EscapeError{fmt.Sprintf(format, args...)}
+	}
+}
+
+func (r *relocator) rw(t ir.Term) ir.Term {
+	if x, ok := r.memo[t]; ok {
+		return x
+	}
+	b := r.b
+	x := t
+	switch op := b.Op(t); {
+	case b.Sort(t) == ir.BVSort(64) && r.frameConst(t) != nil:
+		off, _ := ub.FrameOffset(b, r.rsp0, t)
+		x = r.moved(r.frameConst(t), off)
+	case op == ir.OpSelect:
+		n, _ := b.Params(t)
+		m := r.rw(b.Arg(t, 0))
+		x = r.access(m, b.Arg(t, 1), n, ir.NoTerm)
+	case op == ir.OpStore:
+		n, _ := b.Params(t)
+		m, v := r.rw(b.Arg(t, 0)), r.rw(b.Arg(t, 2))
+		x = r.access(m, b.Arg(t, 1), n, v)
+	default:
+		args := b.Args(t)
+		nargs := make([]ir.Term, len(args))
+		changed := false
+		fn, call := lifterCall(b, t)
+		for i, a := range args {
+			if call && i == fn.N {
+				// The stack pointer at the call, which may point at a
+				// local too (clang pushes a slot and passes rsp), is
+				// no pointer the callee is given.
+				nargs[i] = a
+				continue
+			}
+			nargs[i] = r.rw(a)
+			changed = changed || nargs[i] != a
+		}
+		if changed {
+			p0, p1 := b.Params(t)
+			nt, err := b.Make(op, nargs, p0, p1)
+			if err != nil {
+				panic(err) // same sorts as t's arguments
+			}
+			x = r.simp.Simplify(nt)
+		}
+	}
+	r.memo[t] = x
+	return x
+}
+
+// frameConst is the escaped local whose slot t points into, when t is the
+// entry rsp plus a constant.
+func (r *relocator) frameConst(t ir.Term) *escapedLocal {
+	off, ok := ub.FrameOffset(r.b, r.rsp0, t)
+	if !ok {
+		return nil
+	}
+	return r.slot(off)
+}
+
+// access relocates a read (v is ir.NoTerm) or a store of n bytes at a
+// over memory m (already relocated).
+func (r *relocator) access(m, a ir.Term, n uint32, v ir.Term) ir.Term {
+	b := r.b
+	make1 := func(a ir.Term, n uint32, v ir.Term) ir.Term {
+		if v == ir.NoTerm {
+			return b.Select(m, a, n)
+		}
+		return b.Store(m, a, n, v)
+	}
+	if off, ok := ub.FrameOffset(b, r.rsp0, a); ok {
+		// Decided now: wholly in a slot, wholly outside every slot, or
+		// byte by byte (clang's push of a scratch slot over a local).
+		at := func(off int64) ir.Term {
+			if e := r.slot(off); e != nil {
+				return r.moved(e, off)
+			}
+			return r.simp.Simplify(b.Add(r.rsp0, b.Const(64, uint64(off))))
+		}
+		first, last := r.slot(off), r.slot(off+int64(n)-1)
+		if first == last && (first != nil || !r.overlaps(off, n)) {
+			return r.simp.Simplify(make1(at(off), n, v))
+		}
+		var out ir.Term
+		for i := uint32(0); i < n; i++ {
+			ai := at(off + int64(i))
+			if v == ir.NoTerm {
+				bi := b.Select(m, ai, 1)
+				if out == ir.NoTerm {
+					out = bi
+				} else {
+					out = b.Concat(bi, out)
+				}
+				continue
+			}
+			m = b.Store(m, ai, 1, b.Extract(v, 8*i+7, 8*i))
+			out = m
+		}
+		return r.simp.Simplify(out)
+	}
+	if r.frameSummand(a) {
+		r.fail("an address computed in the frame (%s) may reach %s", strings.TrimSpace(b.Short(a)), r.es[0].name)
+		return r.simp.Simplify(make1(a, n, v))
+	}
+	a = r.rw(a)
+	if r.outside(a, n) {
+		return r.simp.Simplify(make1(a, n, v))
+	}
+	// Byte by byte, each byte moved if it lands in a slot.
+	var out ir.Term
+	for i := uint32(0); i < n; i++ {
+		ai := r.guard(r.simp.Simplify(b.Add(a, b.Const(64, uint64(i)))))
+		if v == ir.NoTerm {
+			bi := b.Select(m, ai, 1)
+			if out == ir.NoTerm {
+				out = bi
+			} else {
+				out = b.Concat(bi, out)
+			}
+			continue
+		}
+		m = b.Store(m, ai, 1, b.Extract(v, 8*i+7, 8*i))
+		out = m
+	}
+	return r.simp.Simplify(out)
+}
+
+// guard is byte address a moved when it lands in an escaped slot.
+func (r *relocator) guard(a ir.Term) ir.Term {
+	b := r.b
+	out := a
+	for _, e := range r.es {
+		f := b.Add(r.rsp0, b.Const(64, uint64(e.lo[r.side])))
+		rel := b.Sub(a, f)
+		out = b.Ite(b.Ult(rel, b.Const(64, e.size)), b.Add(e.addr, rel), out)
+	}
+	return r.simp.Simplify(out)
+}
+
+// memoryDiffersOutside is MemoryDiffersOutsideStack with the escaped
+// locals' blocks left out too: they are dead once the function returns.
+func (p *Pair) memoryDiffersOutside(ms, md ir.Term, es []*escapedLocal) []ir.Term {
+	b := p.B
+	out := p.MemoryDiffersOutsideStack(ms, md, nil)
+	a := b.Var("obligation.addr", ir.BVSort(64))
+	for _, e := range es {
+		out = append(out, b.Not(b.Ult(b.Sub(a, e.addr), b.Const(64, e.size))))
+	}
+	return out
+}
