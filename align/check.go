@@ -92,11 +92,13 @@ type Result struct {
 	// proof search (differential testing of functions with loops).
 	TestVectors int `json:"test_vectors,omitempty"`
 	// The size of the two functions: instructions (assembly lines) and
-	// natural loops.
-	ALOCSrc  int `json:"aloc_src,omitempty"`
-	ALOCDst  int `json:"aloc_dst,omitempty"`
-	LoopsSrc int `json:"loops_src,omitempty"`
-	LoopsDst int `json:"loops_dst,omitempty"`
+	// natural loops; and the composite edges of the target's TFG, between
+	// its entry, loop heads and exit (ir.TFG.CompositeEdges).
+	ALOCSrc           int `json:"aloc_src,omitempty"`
+	ALOCDst           int `json:"aloc_dst,omitempty"`
+	LoopsSrc          int `json:"loops_src,omitempty"`
+	LoopsDst          int `json:"loops_dst,omitempty"`
+	CompositeEdgesDst int `json:"composite_edges_dst,omitempty"`
 	// CacheHits counts the queries the solver cache answered (set by the
 	// caller that owns the cache).
 	CacheHits int `json:"cache_hits,omitempty"`
@@ -174,6 +176,7 @@ func check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	p.OBVA, p.Models = models.Has(ub.OBVA), models
 	res.ALOCSrc, res.ALOCDst = len(p.Src.Fn.Insts), len(p.Dst.Fn.Insts)
 	res.LoopsSrc, res.LoopsDst = len(p.Src.Fn.Loops), len(p.Dst.Fn.Loops)
+	res.CompositeEdgesDst = p.Dst.TFG.CompositeEdges()
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)

@@ -648,6 +648,54 @@ func (g *TFG) Anchors() []NodeID {
 	return out
 }
 
+// CompositeEdges counts the composite edges of g in the thesis's sense
+// (§2.5.1, Figure 2.15): the cut points are the entry, the loop heads
+// (NodeLoopHead nodes and the targets of retreating edges) and the exit,
+// and there is one composite edge from a cut point u to a cut point v when
+// some path goes from u to v through no other cut point. Call sites are
+// not cut points, and paths that end abnormally (at the halt node or a
+// node without edges out) are no edge. An acyclic function that returns
+// has one; one with n loops at most (n+1)². Only the graph is walked: no
+// term is composed.
+func (g *TFG) CompositeEdges() int {
+	cut := make([]bool, len(g.Nodes))
+	for _, nd := range g.Nodes {
+		if nd.Kind == NodeEntry || nd.Kind == NodeLoopHead || nd.Kind == NodeExit {
+			cut[nd.ID] = true
+		}
+	}
+	for _, e := range g.Edges {
+		if g.Retreating(e) {
+			cut[e.To] = true
+		}
+	}
+	count := 0
+	seen := make([]int, len(g.Nodes)) // the cut point whose walk saw a node last, plus one
+	for u := range g.Nodes {
+		if !cut[u] || NodeID(u) == g.Exit {
+			continue
+		}
+		stack := []NodeID{NodeID(u)}
+		for len(stack) > 0 {
+			v := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, e := range g.out[v] {
+				w := e.To
+				if seen[w] == u+1 {
+					continue
+				}
+				seen[w] = u + 1
+				if cut[w] {
+					count++
+					continue
+				}
+				stack = append(stack, w)
+			}
+		}
+	}
+	return count
+}
+
 // PathOptions bound a path set.
 type PathOptions struct {
 	// Mu is the unroll bound μ: a path takes at most Mu retreating edges

@@ -309,6 +309,48 @@ func TestCollapseLoop(t *testing.T) {
 	}
 }
 
+// TestCompositeEdges counts the composite edges between the entry, the loop
+// heads and the exit on small graphs whose count is known: an acyclic
+// function with a call and a trap has one, a loop three, two loops in
+// sequence five, a loop nest five, and two loops that can reach each other
+// from the entry the bound (n+1)² = 9. Loop heads marked as blocks are
+// found by their retreating edges.
+func TestCompositeEdges(t *testing.T) {
+	graph := func(kinds string, edges ...[2]int) *ir.TFG {
+		tt := newToy()
+		for i, k := range kinds {
+			kind := map[rune]ir.NodeKind{'E': ir.NodeEntry, 'b': ir.NodeBlock, 'L': ir.NodeLoopHead,
+				'c': ir.NodeCallSite, 'X': ir.NodeExit, 'H': ir.NodeHalt}[k]
+			tt.g.AddNode(uint64(i), kind)
+		}
+		for _, e := range edges {
+			tt.edge(ir.NodeID(e[0]), ir.NodeID(e[1]), ir.NoTerm, nil)
+		}
+		return tt.g
+	}
+	loop, _ := loopTFG()
+	for _, c := range []struct {
+		name string
+		g    *ir.TFG
+		want int
+	}{
+		{"loopTFG", loop.g, 3},
+		// entry → call → b → exit; entry → halt.
+		{"acyclic", graph("EcbXH", [2]int{0, 1}, [2]int{1, 2}, [2]int{2, 3}, [2]int{0, 4}), 1},
+		// entry → h1 ⇄ b1, h1 → h2 ⇄ b2, h2 → exit; heads unmarked.
+		{"sequence", graph("EbbbbX", [2]int{0, 1}, [2]int{1, 2}, [2]int{2, 1}, [2]int{1, 3}, [2]int{3, 4}, [2]int{4, 3}, [2]int{3, 5}), 5},
+		// entry → outer; outer → inner → outer (latch b); inner ⇄ b2; outer → exit.
+		{"nest", graph("ELLbX", [2]int{0, 1}, [2]int{1, 2}, [2]int{2, 3}, [2]int{3, 2}, [2]int{2, 1}, [2]int{1, 4}), 5},
+		// both heads reachable from the entry, from each other, from themselves, and reach the exit.
+		{"dense", graph("EbLLX", [2]int{0, 1}, [2]int{1, 2}, [2]int{1, 3}, [2]int{2, 2}, [2]int{2, 3}, [2]int{3, 3}, [2]int{3, 2},
+			[2]int{2, 4}, [2]int{3, 4}, [2]int{0, 4}), 9},
+	} {
+		if got := c.g.CompositeEdges(); got != c.want {
+			t.Errorf("%s: %d composite edges, want %d", c.name, got, c.want)
+		}
+	}
+}
+
 func TestSeqParFault(t *testing.T) {
 	tt := newToy()
 	b, g := tt.b, tt.g

@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// fixtureOf names the fixture of a notebook that reads another's results
-// (by default testdata/<notebook>).
-var fixtureOf = map[string]string{"eqc": "tsvc"}
+// fixtureOf names the fixture of a notebook whose results are not named
+// after it (by default testdata/<notebook>): eqc.ipynb reads tsvc's,
+// thesis.ipynb the SPEC-like suite's.
+var fixtureOf = map[string]string{"eqc": "tsvc", "thesis": "spec"}
 
 // TestNotebooksRun executes every notebook headless (jupyter nbconvert
 // --execute) on the committed fixture of its results, with the eqc built

@@ -507,8 +507,8 @@ func makeRow(cfg Config, c Check, out outcome, started time.Time) results.Row {
 		AlignmentPredicatesTried: out.res.AlignmentPredicatesTried, CorrelationsTried: out.res.CorrelationsTried,
 		Candidates: out.res.Candidates, Invariants: out.res.Invariants,
 		ALOCSrc: out.res.ALOCSrc, ALOCDst: out.res.ALOCDst, LoopsSrc: out.res.LoopsSrc, LoopsDst: out.res.LoopsDst,
-		TestVectors: out.res.TestVectors, CacheHits: out.res.CacheHits, CPUS: out.procCPU.Seconds(),
-		TimeoutS: cfg.Timeout.Seconds(), EQCVersion: cfg.Version, StartedAt: started,
+		CompositeEdgesDst: out.res.CompositeEdgesDst, TestVectors: out.res.TestVectors, CacheHits: out.res.CacheHits,
+		CPUS: out.procCPU.Seconds(), TimeoutS: cfg.Timeout.Seconds(), EQCVersion: cfg.Version, StartedAt: started,
 		SrcFile: c.SrcFile, DstFile: c.DstFile, Variant: c.Variant,
 	}
 	switch r.Verdict {

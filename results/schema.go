@@ -56,7 +56,7 @@ type Row struct {
 	ALOCDst                  int64 `parquet:"aloc_dst"`                   // assembly lines of the target function
 	LoopsSrc                 int64 `parquet:"loops_src"`                  // natural loops in the source
 	LoopsDst                 int64 `parquet:"loops_dst"`                  // natural loops in the target
-	CompositeEdgesDst        int64 `parquet:"composite_edges_dst"`        // composite edges enumerated in the target
+	CompositeEdgesDst        int64 `parquet:"composite_edges_dst"`        // composite edges of the target TFG, between entry, loop heads, exit
 	ProductNodes             int64 `parquet:"product_nodes"`              // nodes of the final product program
 	ProductEdges             int64 `parquet:"product_edges"`              // edges of the final product program
 	Invariants               int64 `parquet:"invariants"`                 // invariant conjuncts in the final product
