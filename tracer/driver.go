@@ -97,6 +97,10 @@ type stubFunc struct {
 	PtrMask uint64 // bit i: parameter i is a pointer
 	// NoReturn: the stub ends the run after logging (EndedInCall).
 	NoReturn bool
+	// Early is what the stub does when called before the hand-over point
+	// (libc's own start-up calling an allocator the object shadows): the
+	// C library's allocator; "" to return 0 unlogged.
+	Early string
 	// Extra counts the integer argument registers a variadic stub records
 	// after its named parameters (six less the named integer ones).
 	Extra int
@@ -187,10 +191,22 @@ static __eqc_u64 __eqc_key(__eqc_u64 a)
 	return a;
 }
 
+/* Set once the log and the table are mapped: libc's own start-up may call a
+   function the object shadows (static glibc's _dl_get_origin calls malloc),
+   before there is a log; such a call goes to the C library's allocator
+   (stubFunc.Early) or gets 0, and is not logged. */
+static volatile int __eqc_live;
+extern void *__libc_malloc(unsigned long);
+extern void *__libc_calloc(unsigned long, unsigned long);
+extern void *__libc_realloc(void *, unsigned long);
+extern void __libc_free(void *);
+
 /* A stub call: append (id, n, call site, args) to the log and hash the first
    nh arguments, pointers (ptrmask) by their canonical keys. */
 __attribute__((noinline)) __eqc_u64 __eqc_stub(__eqc_u64 id, int n, const __eqc_u64 *a, __eqc_u64 site, int nh, __eqc_u64 ptrmask)
 {
+	if (!__eqc_live)
+		return 0;
 	volatile __eqc_u64 *log = (volatile __eqc_u64 *){{hex .Log}};
 	__eqc_u64 h = id, c = log[0];
 	for (int i = 0; i < nh; i++)
@@ -218,6 +234,11 @@ static double __eqc_tofloat(__eqc_u64 h) { return (double)(h >> 11) * 0x1p-53; }
 {{range .Funcs}}{{.Ret}} {{.Label}}({{range $i, $p := .Params}}{{if $i}}, {{end}}{{$p.CType}} a{{$i}}{{end}}{{if .Variadic}}, ...{{else if not .Params}}void{{end}}) __asm__("{{.Name}}");
 {{.Ret}} {{.Label}}({{range $i, $p := .Params}}{{if $i}}, {{end}}{{$p.CType}} a{{$i}}{{end}}{{if .Variadic}}, ...{{else if not .Params}}void{{end}})
 {
+{{- if .Early}}
+	if (!__eqc_live) {
+		{{.Early}}
+	}
+{{- end}}
 	__eqc_u64 a[{{len .Params}} + {{.Extra}} + 1] = { {{range .Params}}{{.Widen}}, {{end}}0 };
 {{- if .Extra}}
 	/* The argument registers after the named ones, whatever they hold:
@@ -276,6 +297,7 @@ __attribute__((constructor, used)) static void __eqc_init(void)
 	__eqc_map({{hex .Stack}}, {{hex .StackSize}}, 72, 3);
 	__eqc_map({{hex .Log}}, {{hex .LogSize}}, 73, 3);
 	__eqc_map({{hex .Canon}}, {{hex .CanonSize}}, 73, 1);
+	__eqc_live = 1;
 	if (__eqc_sys6(157 /* prctl */, 38 /* PR_SET_NO_NEW_PRIVS */, 1, 0, 0, 0, 0) != 0)
 		__eqc_die(75);
 	/* One instruction: every system call, of any number and any
@@ -309,6 +331,34 @@ func widen(p Param, i int) string {
 	return fmt.Sprintf("(__eqc_u64)a%d", i)
 }
 
+// earlyCall is the C library allocator a stub of name forwards to before
+// the hand-over point (stubFunc.Early), given its C result type and the
+// number of parameters it takes; "" for other names.
+func earlyCall(name, ret string, n int) string {
+	u := func(i int) string { return fmt.Sprintf("(unsigned long)(__eqc_u64)a%d", i) }
+	ptr := func(i int) string { return fmt.Sprintf("(void *)(__eqc_u64)a%d", i) }
+	result := func(call string) string {
+		if ret == "void" {
+			return call + "; return;"
+		}
+		return "return (" + ret + ")(__eqc_u64)" + call + ";"
+	}
+	switch {
+	case name == "malloc" && n >= 1:
+		return result("__libc_malloc(" + u(0) + ")")
+	case name == "calloc" && n >= 2:
+		return result("__libc_calloc(" + u(0) + ", " + u(1) + ")")
+	case name == "realloc" && n >= 2:
+		return result("__libc_realloc(" + ptr(0) + ", " + u(1) + ")")
+	case name == "free" && n >= 1:
+		if ret == "void" {
+			return "__libc_free(" + ptr(0) + "); return;"
+		}
+		return "__libc_free(" + ptr(0) + "); return 0;"
+	}
+	return ""
+}
+
 func stubOf(e *Extern, idx int) stubFunc {
 	s := stubFunc{Name: e.Name, Label: fmt.Sprintf("__eqc_f%d", idx), ID: StubID(e.Name)}
 	ret := Param{Kind: ScalarInt, Size: 8}
@@ -338,6 +388,7 @@ func stubOf(e *Extern, idx int) stubFunc {
 		}
 	}
 	s.Ret = ret.cType()
+	s.Early = earlyCall(e.Name, s.Ret, len(params))
 	switch ret.Kind {
 	case ScalarVoid:
 		s.RetExpr = "(void)h;"

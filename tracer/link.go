@@ -310,3 +310,11 @@ func (x *Executable) funcAt(addr uint64) (elf.Symbol, bool) {
 	}
 	return elf.Symbol{}, false
 }
+
+// symbolAt names the function holding addr, as " in NAME+OFF", or "".
+func (x *Executable) symbolAt(addr uint64) string {
+	if s, ok := x.funcAt(addr); ok {
+		return fmt.Sprintf(" in %s+%#x", s.Name, addr-s.Value)
+	}
+	return ""
+}

@@ -260,7 +260,11 @@ func (p *Process) spawnExec() error {
 		return err
 	}
 	if !ws.Stopped() || ws.StopSignal() != syscall.SIGTRAP || ws.TrapCause() != 0 {
-		return fail("driver did not reach its hand-over point (status %#x)", uint32(ws))
+		where := ""
+		if ws.Stopped() {
+			where = ", " + p.stopSite(ws.StopSignal())
+		}
+		return fail("driver did not reach its hand-over point (status %#x%s)", uint32(ws), where)
 	}
 	if err := syscall.PtraceGetRegs(pid, &p.base); err != nil {
 		return fail("PTRACE_GETREGS: %v", err)
@@ -829,4 +833,29 @@ func (p *Process) collect(res *Result, regs *syscall.PtraceRegs, fp *fpregs) err
 		}
 	}
 	return nil
+}
+
+// stopSite says where the stopped process is: the signal, rip and its
+// function, and the functions of the return addresses in the 32 words
+// above rsp (a rough backtrace, for a driver that fails before its
+// hand-over point).
+func (p *Process) stopSite(sig syscall.Signal) string {
+	var regs syscall.PtraceRegs
+	if syscall.PtraceGetRegs(p.pid, &regs) != nil {
+		return sig.String()
+	}
+	out := fmt.Sprintf("%v at rip %#x%s", sig, regs.Rip, p.exe.symbolAt(regs.Rip))
+	var callers []string
+	for k := uint64(0); k < 256; k += 8 {
+		var w [8]byte
+		if n, err := syscall.PtracePeekData(p.pid, uintptr(regs.Rsp+k), w[:]); err == nil && n == 8 {
+			if sym := p.exe.symbolAt(binary.LittleEndian.Uint64(w[:])); sym != "" {
+				callers = append(callers, strings.TrimPrefix(sym, " in "))
+			}
+		}
+	}
+	if len(callers) > 0 {
+		out += ", called from " + strings.Join(callers, ", ")
+	}
+	return out
 }

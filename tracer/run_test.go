@@ -123,6 +123,35 @@ long callg(long x) { return g(x) + 2 * g(x + 1) + h((int)x, 200) + (d(1.5) > 0.0
 	}
 }
 
+// TestShadowedAllocator: an object that calls malloc, calloc, realloc and
+// free shadows the C library's allocator with stubs, which static glibc's
+// own start-up calls before the driver's hand-over point; the driver
+// starts (the stubs forward to the library there) and the calls the
+// function makes are stubbed and logged like any other.
+func TestShadowedAllocator(t *testing.T) {
+	src := `#include <stdlib.h>
+long alloc(long n) {
+	char *p = malloc(n), *q = calloc(n, 2);
+	p = realloc(p, 2 * n);
+	free(q);
+	return (long)p ^ (long)q;
+}
+`
+	_, p := build(t, "alloc", src, LinkOptions{}, "-O0")
+	r := call(t, p, "alloc", Vector{Args: []uint64{16}}, nil)
+	names := []string{}
+	for _, c := range r.Calls {
+		names = append(names, c.Name)
+	}
+	if strings.Join(names, " ") != "malloc calloc realloc free" {
+		t.Fatalf("calls %v, want malloc calloc realloc free, logged", names)
+	}
+	m, c := StubResult("malloc", []uint64{16}), StubResult("calloc", []uint64{16, 2})
+	if want := StubResult("realloc", []uint64{m, 32}) ^ c; r.Rax != want {
+		t.Errorf("alloc(16) = %#x, want the stubs' %#x", r.Rax, want)
+	}
+}
+
 func TestGlobalArray(t *testing.T) {
 	src := `extern int arr[100];
 int total;

@@ -178,8 +178,8 @@ func (ft *FrameTaint) load(m, a ir.Term, n uint32) bool {
 			if ft.Derived(b.Arg(m, 2)) {
 				return true
 			}
-			if addr == a && k == n {
-				return false // the read gets this store's value
+			if addr == a && k >= n || stackA && stackB && offB <= offA && offA+int64(n) <= offB+int64(k) {
+				return false // the read gets bytes of this store's value
 			}
 			m = b.Arg(m, 0)
 			continue

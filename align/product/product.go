@@ -50,6 +50,9 @@ type Product struct {
 	taint *ub.FrameTaint
 	// learning is what the caller learns with (learner.go).
 	learning Learning
+	// heights are each side's stack heights (pair.StackHeights), computed
+	// when a node no run reached needs one.
+	heights [2]map[ir.NodeID]int64
 }
 
 // PNode is a product node.
@@ -283,6 +286,14 @@ func (pr *Product) newNode(key pair.NodeKey, samples []sample, slots [2][]pair.S
 				continue
 			}
 			pr.define(&c, samples, entries, prefix[side]+sv.Name, b.Sort(sv.Var))
+			if i == x86.StateGPR0+x86.RSP && c.fresh {
+				// Too few runs reached the node to learn from: its stack
+				// height, when the code gives one (a definition, proved
+				// like any other).
+				if h, ok := pr.stackHeight(side, key); ok {
+					c.term, c.fresh = pr.simp.Simplify(b.Add(pr.rsp0, b.Const(64, uint64(h)))), false
+				}
+			}
 			n.comps = append(n.comps, c)
 		}
 		for _, s := range slots[side] {
@@ -317,6 +328,19 @@ func (pr *Product) newNode(key pair.NodeKey, samples []sample, slots [2][]pair.S
 	_ = p
 	pr.add(n)
 	return n
+}
+
+// stackHeight is the stack height of a side's node of key (StackHeights).
+func (pr *Product) stackHeight(side int, key pair.NodeKey) (int64, bool) {
+	if pr.heights[side] == nil {
+		pr.heights[side] = pair.StackHeights(pr.sideTFG(side))
+	}
+	n := key.Src
+	if side == 1 {
+		n = key.Dst
+	}
+	h, ok := pr.heights[side][n]
+	return h, ok
 }
 
 // define makes c a definition over the entry state when every sample

@@ -61,6 +61,10 @@ type escapedLocal struct {
 	align uint64
 	lo    [2]int64 // its first byte's offset from the entry rsp: source, target
 	addr  ir.Term  // where both copies are taken to live
+	// slot are the two copies' first bytes, rsp0+lo, as variables (a
+	// premise says what they are): the guards' moved addresses A+(a−slot)
+	// then read as the block's, not the frame's, to the frame taint.
+	slot [2]ir.Term
 }
 
 // escapeSite is where a local's address is passed.
@@ -236,6 +240,9 @@ func (p *Pair) escapedLocals(src, dst []ir.Term) ([]*escapedLocal, error) {
 	}
 	for i, e := range out {
 		e.addr = p.B.Var(fmt.Sprintf("local.%d.%s", i, e.name), ir.BVSort(64))
+		for k, side := range []string{"src", "dst"} {
+			e.slot[k] = p.B.Var(fmt.Sprintf("local.%d.%s.%s-slot", i, e.name, side), ir.BVSort(64))
+		}
 	}
 	return out, nil
 }
@@ -256,6 +263,8 @@ func (p *Pair) escapePremises(es []*escapedLocal) ([]ir.Term, []string) {
 	sizes := p.ObjectSizes()
 	for i, e := range es {
 		out = append(out,
+			b.Eq(e.slot[0], b.Add(rsp0, c(uint64(e.lo[0])))),
+			b.Eq(e.slot[1], b.Add(rsp0, c(uint64(e.lo[1])))),
 			b.Ule(e.addr, c(^uint64(0)-e.size)),
 			disjoint(e.addr, e.size, b.Sub(rsp0, c(StackLimit)), StackLimit+8),
 			b.Eq(b.BVAnd(e.addr, c(e.align-1)), c(0)))
@@ -484,8 +493,7 @@ func (r *relocator) guard(a ir.Term) ir.Term {
 	b := r.b
 	out := a
 	for _, e := range r.es {
-		f := b.Add(r.rsp0, b.Const(64, uint64(e.lo[r.side])))
-		rel := b.Sub(a, f)
+		rel := b.Sub(a, e.slot[r.side])
 		out = b.Ite(b.Ult(rel, b.Const(64, e.size)), b.Add(e.addr, rel), out)
 	}
 	return r.simp.Simplify(out)

@@ -24,7 +24,8 @@ func TestRelocationIsRenaming(t *testing.T) {
 		g := b.Var("&g", ir.BVSort(64))
 		p := b.Var("p", ir.BVSort(64))
 		c := b.Var("c", ir.BoolSort)
-		e := &escapedLocal{name: "x", size: size, align: 4, lo: [2]int64{lo, 0}, addr: b.Var("local.0.x", ir.BVSort(64))}
+		e := &escapedLocal{name: "x", size: size, align: 4, lo: [2]int64{lo, 0}, addr: b.Var("local.0.x", ir.BVSort(64)),
+			slot: [2]ir.Term{b.Var("slot", ir.BVSort(64))}}
 		r := &relocator{b: b, simp: ir.NewSimplifier(b), rsp0: rsp0, es: []*escapedLocal{e}, memo: map[ir.Term]ir.Term{},
 			outside: func(a ir.Term, n uint32) bool {
 				base, off := b.BaseOffset(a)
@@ -82,12 +83,13 @@ func TestRelocationIsRenaming(t *testing.T) {
 			cv := rng.Intn(2) == 0
 			env := func(mem *ir.Mem) *ir.MapEnv {
 				return &ir.MapEnv{Vars: map[ir.Term]ir.Value{
-					rsp0:   ir.BVValue(ir.NewBV(64, r0)),
-					g:      ir.BVValue(ir.NewBV(64, 0x1000)),
-					p:      ir.BVValue(ir.NewBV(64, pv)),
-					c:      ir.BoolValue(cv),
-					mem0:   ir.MemValue(mem),
-					e.addr: ir.BVValue(ir.NewBV(64, block)),
+					rsp0:      ir.BVValue(ir.NewBV(64, r0)),
+					g:         ir.BVValue(ir.NewBV(64, 0x1000)),
+					p:         ir.BVValue(ir.NewBV(64, pv)),
+					c:         ir.BoolValue(cv),
+					mem0:      ir.MemValue(mem),
+					e.addr:    ir.BVValue(ir.NewBV(64, block)),
+					e.slot[0]: ir.BVValue(ir.NewBV(64, slot)),
 				}}
 			}
 			real, abs := ir.NewEvaluator(b, env(entry)), ir.NewEvaluator(b, env(moved))
