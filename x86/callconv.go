@@ -41,6 +41,18 @@ import (
 // does — the same on both sides — where the machine still holds what was
 // there at entry: only a read of uninitialised stack tells them apart.
 
+// ConstCallees are the C library functions the library declares const
+// (__attribute__((const)): glibc's errno and ctype locators, abs): a
+// result depends on the arguments alone and memory is left as it was, so
+// two calls with equal arguments give one value and a call the optimizer
+// merged or dropped, as it may, changes nothing. In the convention's form
+// they read a fixed view ("callc.const-view"), and the memory after one is
+// the memory before it.
+var ConstCallees = map[string]bool{
+	"__errno_location": true, "__ctype_b_loc": true, "__ctype_tolower_loc": true, "__ctype_toupper_loc": true,
+	"abs": true, "labs": true, "llabs": true,
+}
+
 // CallConvention rewrites terms into the C calling convention's model of
 // callees. Build one per pair of functions (they must share the memo so
 // that both sides' calls become the same functions).
@@ -161,6 +173,14 @@ func (c *CallConvention) call(fn CallFunc, args []ir.Term) ir.Term {
 		c.Err = &CallIncompleteError{Callee: fn.Callee}
 	}
 	view := c.stripS(mem)
+	if ConstCallees[fn.Callee] {
+		// Its results are functions of the arguments alone, and it
+		// leaves memory as the caller had it.
+		if fn.Result == "mem" {
+			return mem
+		}
+		view = b.Var("callc.const-view", ir.MemSort)
+	}
 	cf := fn
 	cf.Convention = true
 	sorts := make([]ir.Sort, 0, len(vals)+1)

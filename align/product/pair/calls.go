@@ -37,7 +37,8 @@ var CallAssumptions = []string{
 	"a callee reads only its arguments and memory outside the caller's stack region [rsp−1 MiB, rsp+8), writes only outside it, and preserves the caller's frame above its own stack pointer (the SysV C calling convention)",
 }
 
-// callAssumptions are CallAssumptions and, for each callee whose
+// callAssumptions are CallAssumptions, that each const callee of the C
+// library (x86.ConstCallees) is one, and, for each callee whose
 // arguments (or variadic ones) no prototype gives, which registers were
 // taken as its arguments: those the source's call sites write in the
 // call's block, as unoptimized code does — a source that passes an
@@ -54,6 +55,9 @@ func (p *Pair) callAssumptions(callees []string) []string {
 			continue
 		}
 		seen[name] = true
+		if x86.ConstCallees[name] {
+			out = append(out, fmt.Sprintf("%s is a const function of the C library: its result depends on its arguments alone and it changes no memory", name))
+		}
 		proto := p.Callees.Protos[name]
 		if proto != nil && !proto.Variadic {
 			continue

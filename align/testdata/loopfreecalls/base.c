@@ -4,6 +4,8 @@
    and of memory outside the caller's stack. Externs are declared here with
    prototypes (oldstyle without one, logv variadic), so both compilers know
    the arguments; clang describes them in DWARF only at -O1 and up. */
+#include <ctype.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -111,3 +113,15 @@ int checked(int x)
 		fatal(x);
 	return x * 2;
 }
+
+/* errno and the ctype tables through glibc's const locators, which -O2
+   calls once where -O0 calls them at every use. */
+int keeperr(int x)
+{
+	int e = errno;
+	int r = ext1(x);
+	errno = e;
+	return r + e;
+}
+
+int digit(int c) { return isdigit(c) ? c - '0' : -1; }
