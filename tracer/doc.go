@@ -49,6 +49,11 @@
 //
 // The driver uses no libc itself (raw system calls), so stubs may take any
 // name; the link uses -z muldefs so a stub can override a libc symbol.
+// Static glibc's own start-up may call one of those (_dl_get_origin calls
+// malloc) before the driver has mapped its call log: until the driver is
+// ready, the stubs of malloc, calloc, realloc and free forward to the C
+// library's allocator (__libc_malloc, ...) and every other stub returns 0,
+// unlogged.
 //
 // # Sandbox rules
 //

@@ -6,7 +6,8 @@
 //
 //   - Build makes the product of an alignment: product nodes get their own
 //     variables, definitions over the entry state for components the runs
-//     show fixed, and one shared memory overlaid with each side's stack
+//     show fixed (rsp from the code's stack height, pair.StackHeights, where
+//     too few runs reach the node), and one shared memory overlaid with each side's stack
 //     slots (product.go); every target step out of every node is an edge
 //     (a step split by via sets also gets an edge that must be impossible,
 //     for the paths outside them), and a cycle of edges on which the

@@ -35,8 +35,11 @@ import (
 //     a summand (a computed address in the frame) is refused;
 //   - any other access (through an argument, a loaded pointer, a callee's
 //     result) is relocated byte by byte when it lands in the slot
-//     (ite(a−F <u size, A+(a−F), a), F the slot's first byte): exact, so
-//     each side's relocated run is its real run with the local moved.
+//     (ite(a−F <u size, A+(a−F), a), F the slot's first byte, a variable
+//     a premise equates with rsp0+lo, so that the moved address does not
+//     read as a frame address to the frame taint): exact, so each side's
+//     relocated run is its real run with the local moved
+//     (TestRelocationIsRenaming checks it against the evaluator).
 //
 // The premises say what a fresh location is: A+size does not wrap, the
 // block lies outside the stack region and every global, apart from every
@@ -444,22 +447,7 @@ func (r *relocator) access(m, a ir.Term, n uint32, v ir.Term) ir.Term {
 		if first == last && (first != nil || !r.overlaps(off, n)) {
 			return r.simp.Simplify(make1(at(off), n, v))
 		}
-		var out ir.Term
-		for i := uint32(0); i < n; i++ {
-			ai := at(off + int64(i))
-			if v == ir.NoTerm {
-				bi := b.Select(m, ai, 1)
-				if out == ir.NoTerm {
-					out = bi
-				} else {
-					out = b.Concat(bi, out)
-				}
-				continue
-			}
-			m = b.Store(m, ai, 1, b.Extract(v, 8*i+7, 8*i))
-			out = m
-		}
-		return r.simp.Simplify(out)
+		return r.byteWise(m, n, v, func(i uint32) ir.Term { return at(off + int64(i)) })
 	}
 	if r.frameSummand(a) {
 		r.fail("an address computed in the frame (%s) may reach %s", strings.TrimSpace(b.Short(a)), r.es[0].name)
@@ -470,9 +458,18 @@ func (r *relocator) access(m, a ir.Term, n uint32, v ir.Term) ir.Term {
 		return r.simp.Simplify(make1(a, n, v))
 	}
 	// Byte by byte, each byte moved if it lands in a slot.
+	return r.byteWise(m, n, v, func(i uint32) ir.Term {
+		return r.guard(r.simp.Simplify(b.Add(a, b.Const(64, uint64(i)))))
+	})
+}
+
+// byteWise is the read (v is ir.NoTerm) or the store of v of n bytes over
+// m, one byte at a time, byte i at addr(i).
+func (r *relocator) byteWise(m ir.Term, n uint32, v ir.Term, addr func(i uint32) ir.Term) ir.Term {
+	b := r.b
 	var out ir.Term
 	for i := uint32(0); i < n; i++ {
-		ai := r.guard(r.simp.Simplify(b.Add(a, b.Const(64, uint64(i)))))
+		ai := addr(i)
 		if v == ir.NoTerm {
 			bi := b.Select(m, ai, 1)
 			if out == ir.NoTerm {
