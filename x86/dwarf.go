@@ -114,6 +114,7 @@ var dwarfRegs = [...]x86asm.Reg{x86asm.RAX, x86asm.RDX, x86asm.RCX, x86asm.RBX, 
 
 type dieVar struct {
 	name     string
+	linkage  string // DW_AT_linkage_name: the symbol, when the name is not it
 	typeOff  dwarf.Offset
 	hasType  bool
 	origin   dwarf.Offset // DW_AT_abstract_origin or DW_AT_specification, 0 if none
@@ -169,6 +170,12 @@ func (f *File) readDWARF(ef *elf.File) {
 	for _, s := range w.decls {
 		if name := w.subName(s); name != "" && f.protos[name] == nil {
 			f.protos[name] = w.funcDebug(s)
+		}
+		// glibc renames some functions for its large-file interface
+		// (lstat is declared with the symbol lstat64): calls name the
+		// symbol.
+		if s.linkage != "" && f.protos[s.linkage] == nil {
+			f.protos[s.linkage] = w.funcDebug(s)
 		}
 	}
 	for _, v := range w.globals {
@@ -301,6 +308,7 @@ func (w *dwarfWalk) walk() error {
 func readVar(e *dwarf.Entry) dieVar {
 	var v dieVar
 	v.name, _ = e.Val(dwarf.AttrName).(string)
+	v.linkage, _ = e.Val(dwarf.AttrLinkageName).(string)
 	if t, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
 		v.typeOff, v.hasType = t, true
 	}

@@ -357,3 +357,24 @@ func TestDataSymbolConstantPool(t *testing.T) {
 		t.Errorf(".LC0: size %d, align %d, read-only %v, %d bytes; want 16, 16, true, 16", d.Size, d.Align, d.ReadOnly, len(d.Bytes))
 	}
 }
+
+// TestPrototypeByLinkageName: a callee declared under another symbol (an
+// asm label, glibc's __REDIRECT) has its prototype under the symbol its
+// calls name. (clang declares callees in DWARF at -O1 and up only.)
+func TestPrototypeByLinkageName(t *testing.T) {
+	for _, cc := range []string{"gcc-12", "clang-16"} {
+		for _, opt := range []string{"-O0", "-O2"} {
+			if cc == "clang-16" && opt == "-O0" {
+				continue
+			}
+			f, err := Open(compileObject(t, cc, opt, "linkname.c"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, ok := f.Prototype("lfs_stat64")
+			if !ok || len(p.Params) != 2 || p.Variadic {
+				t.Errorf("%s %s: prototype of lfs_stat64 %+v (found %v), want two parameters", cc, opt, p, ok)
+			}
+		}
+	}
+}
