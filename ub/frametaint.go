@@ -17,7 +17,9 @@ import "eqc/ir"
 // a derived one, every load at a derived address that no store of the
 // chain it reads gives exactly (the frame may hold a saved frame
 // pointer), and every load from outside the frame once some store of the
-// program puts a derived value there. The program is given as its edges
+// program puts a derived value there. A char or a short widened to a
+// register is never derived: no address fits in 16 bits, and the callees
+// of the C convention do not rebuild one from pieces. The program is given as its edges
 // (TaintEdge): the variables each defines, as terms over the variables of
 // the edge's start, and the memory it leaves; a variable is derived when
 // some edge into it gives it a derived value, to a fixpoint.
@@ -111,6 +113,10 @@ func (ft *FrameTaint) Derived(t ir.Term) bool {
 		d = true
 	case b.Sort(t) == ir.BoolSort:
 		// A truth value is no address, whatever it compares.
+		d = false
+	case (b.Op(t) == ir.OpZeroExt || b.Op(t) == ir.OpSignExt) && significantBits(b, t) <= 16:
+		// A char or a short widened (putc(*p, f)): no address, whatever
+		// bytes it was read from, for a callee that is C code.
 		d = false
 	case b.Op(t) == ir.OpIte:
 		d = ft.Derived(b.Arg(t, 1)) || ft.Derived(b.Arg(t, 2))
@@ -236,6 +242,16 @@ func conditionalStore(b *ir.Builder, m ir.Term) (ir.Term, bool) {
 		return b.Arg(val, 2), true
 	}
 	return ir.NoTerm, false
+}
+
+// significantBits is how many low bits of t carry information: below
+// zero and sign extensions, the width of what they extend.
+func significantBits(b *ir.Builder, t ir.Term) uint32 {
+	switch b.Op(t) {
+	case ir.OpZeroExt, ir.OpSignExt:
+		return significantBits(b, b.Arg(t, 0))
+	}
+	return b.Width(t)
 }
 
 // FrameOffset reports whether address a is the entry rsp rsp0 plus a

@@ -56,6 +56,8 @@ func TestFrameTaintTerms(t *testing.T) {
 		{"a byte of a frame slot holding a frame address", b.Select(b.Store(m, frame(-16), 8, frame(-8)), frame(-13), 1), false, true},
 		{"bytes partly past a frame slot", b.Select(b.Store(m, frame(-16), 8, x), frame(-12), 8), false, true},
 		{"frame bytes nothing stored", b.Select(m, frame(-24), 8), false, true},
+		{"a frame byte widened", b.ZeroExt(b.SignExt(b.Select(m, frame(-24), 1), 24), 32), false, false},
+		{"four frame bytes widened", b.ZeroExt(b.Select(m, frame(-24), 4), 32), false, true},
 		{"memory through an argument", b.Select(m, x, 8), false, false},
 		{"memory through an argument, frame addresses escaped", b.Select(m, x, 8), true, true},
 		{"either arm", b.Select(b.Ite(b.Eq(x, c(0)), b.Store(m, x, 8, frame(-8)), m), x, 8), false, true},
