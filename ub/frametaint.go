@@ -19,10 +19,11 @@ import "eqc/ir"
 // pointer), and every load from outside the frame once some store of the
 // program puts a derived value there. A char or a short widened to a
 // register is never derived: no address fits in 16 bits, and the callees
-// of the C convention do not rebuild one from pieces. The program is given as its edges
-// (TaintEdge): the variables each defines, as terms over the variables of
-// the edge's start, and the memory it leaves; a variable is derived when
-// some edge into it gives it a derived value, to a fixpoint.
+// of the C convention do not rebuild one from pieces. The program is
+// given as its edges (TaintEdge): the variables each defines, as terms
+// over the variables of the edge's start, and the memory it leaves; a
+// variable is derived when some edge into it gives it a derived value, to
+// a fixpoint.
 
 // FrameTaint is the may-depend-on analysis: which values may be derived
 // from the entry rsp.

@@ -69,6 +69,10 @@ type CallConvention struct {
 	// memory, whatever calls came before.
 	ReadOnly func(a ir.Term, n uint32) bool
 	Mem0     ir.Term
+	// Const are the callees taken as const functions: those of
+	// ConstCallees that neither file defines (a program's own abs is no
+	// library function).
+	Const map[string]bool
 
 	// Calls are the rewritten calls' result terms, in the order met.
 	Calls []ConventionCall
@@ -173,7 +177,7 @@ func (c *CallConvention) call(fn CallFunc, args []ir.Term) ir.Term {
 		c.Err = &CallIncompleteError{Callee: fn.Callee}
 	}
 	view := c.stripS(mem)
-	if ConstCallees[fn.Callee] {
+	if c.Const[fn.Callee] {
 		// Its results are functions of the arguments alone, and it
 		// leaves memory as the caller had it.
 		if fn.Result == "mem" {

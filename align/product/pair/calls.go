@@ -55,7 +55,7 @@ func (p *Pair) callAssumptions(callees []string) []string {
 			continue
 		}
 		seen[name] = true
-		if x86.ConstCallees[name] {
+		if p.constCallees()[name] {
 			out = append(out, fmt.Sprintf("%s is a const function of the C library: its result depends on its arguments alone and it changes no memory", name))
 		}
 		proto := p.Callees.Protos[name]
@@ -123,7 +123,21 @@ func (p *Pair) callConvention(mem0 ir.Term, es []*escapedLocal) *x86.CallConvent
 		return readOnly[base] && outside(a, n)
 	}
 	return &x86.CallConvention{B: p.B, Simp: p.Src.TFG.Simplifier, RSP0: p.SrcVar(x86.StateGPR0 + x86.RSP), Limit: StackLimit,
-		Outside: outside, ReadOnly: inReadOnly, Mem0: mem0}
+		Outside: outside, ReadOnly: inReadOnly, Mem0: mem0, Const: p.constCallees()}
+}
+
+// constCallees are the C library's const functions (x86.ConstCallees)
+// that neither file defines: only the library's are known to be const.
+func (p *Pair) constCallees() map[string]bool {
+	out := map[string]bool{}
+	for name := range x86.ConstCallees {
+		_, errS := p.Src.File.Func(name)
+		_, errD := p.Dst.File.Func(name)
+		if errS != nil && errD != nil {
+			out[name] = true
+		}
+	}
+	return out
 }
 
 // outsideStack reports addresses whose n bytes the premises place outside

@@ -138,10 +138,10 @@ func lifterCall(b *ir.Builder, t ir.Term) (x86.CallFunc, bool) {
 // sourceFrameBase is the offset of the source's DWARF frame base from the
 // entry rsp: the CFA is rsp0+8; unoptimized code's rbp is rsp0−8.
 func (p *Pair) sourceFrameBase() (int64, bool) {
-	d := p.Src.Fn.Func.Debug
-	if d == nil {
+	if p.Src.Fn.Func == nil || p.Src.Fn.Func.Debug == nil {
 		return 0, false
 	}
+	d := p.Src.Fn.Func.Debug
 	switch fb := d.FrameBase; {
 	case fb.CFA:
 		return 8, true
