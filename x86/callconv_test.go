@@ -137,3 +137,41 @@ func TestCallConventionMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestConstCallees: a const callee's result is a function of its
+// arguments alone (two calls with equal arguments over different memories
+// are one term) and leaves memory as it was; the same callee not marked
+// const reads its view and returns its memory result.
+func TestConstCallees(t *testing.T) {
+	b := ir.NewBuilder()
+	rsp0 := b.Var("rsp", ir.BVSort(64))
+	mem0 := b.Var("mem", ir.MemSort)
+	g := b.Var("&g", ir.BVSort(64))
+	fn := CallFunc{Callee: "__errno_location", N: 0, Complete: true}
+	lift := func(result string) *ir.Func {
+		f := fn
+		f.Result = result
+		so := ir.Sort(ir.MemSort)
+		if result == "rax" {
+			so = ir.BVSort(64)
+		}
+		return b.DeclareFunc(f.String(), []ir.Sort{ir.BVSort(64), ir.MemSort}, so)
+	}
+	rax, mem := lift("rax"), lift("mem")
+	rspCall := b.Add(rsp0, b.Const(64, ^uint64(15)))
+	m1 := b.Store(mem0, g, 4, b.Const(32, 7)) // a store outside the frame between the calls
+	first := b.Apply(rax, rspCall, mem0)
+	second := b.Apply(rax, rspCall, b.Apply(mem, rspCall, m1))
+	after := b.Apply(mem, rspCall, m1)
+	for _, konst := range []bool{true, false} {
+		cc := &CallConvention{B: b, Simp: ir.NewSimplifier(b), RSP0: rsp0, Limit: 0x100, Mem0: mem0,
+			Const: map[string]bool{"__errno_location": konst}}
+		r1, r2, ra := cc.Rewrite(first), cc.Rewrite(second), cc.Rewrite(after)
+		if konst && (r1 != r2 || ra != m1) {
+			t.Errorf("const: results %s and %s, memory after %s: want one result and the memory before", b.Short(r1), b.Short(r2), b.Short(ra))
+		}
+		if !konst && (r1 == r2 || ra == m1) {
+			t.Errorf("not const: results %s and %s, memory after %s: want two results and the callee's memory", b.Short(r1), b.Short(r2), b.Short(ra))
+		}
+	}
+}
