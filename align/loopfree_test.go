@@ -140,7 +140,9 @@ func TestGoldenLoopFree(t *testing.T) {
 // calls (testdata/loopfreecalls): externs with and without prototypes,
 // variadic and with stack arguments, tail calls, recursion, sequences.
 func TestGoldenLoopFreeCalls(t *testing.T) {
-	goldenLoopFree(t, "testdata/loopfreecalls", "testdata/loopfreecalls.golden", []string{"O0"}, 20*time.Second)
+	// 40 s: errno's and the ctype table's reads go past the frame's
+	// stores in the solver (keeperr, digit: 7-12 s on an idle machine).
+	goldenLoopFree(t, "testdata/loopfreecalls", "testdata/loopfreecalls.golden", []string{"O0"}, 40*time.Second)
 }
 
 // TestGoldenSwitches is the same test on switches compiled to jump tables
