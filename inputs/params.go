@@ -151,6 +151,7 @@ func IsCharPointer(t x86.Type) bool {
 // constraint need to know of one integer argument register.
 type RegisterParam struct {
 	Narrow  bool // the parameter is narrower than 8 bytes (an int: the upper half is undefined)
+	Size    int  // the parameter's bytes (8 for a pointer)
 	Pointer bool
 	String  bool // a char pointer
 }
@@ -173,7 +174,7 @@ func RegisterParams(sig *x86.FuncDebug) ([]RegisterParam, int) {
 			return out, len(out)
 		}
 		if n < len(out) {
-			out[n] = RegisterParam{Narrow: p.Kind == Int && p.Size > 0 && p.Size < 8, Pointer: p.Kind == Pointer, String: p.Elem.Char}
+			out[n] = RegisterParam{Narrow: p.Kind == Int && p.Size > 0 && p.Size < 8, Size: p.Size, Pointer: p.Kind == Pointer, String: p.Elem.Char}
 		}
 		n++
 	}

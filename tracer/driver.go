@@ -36,12 +36,15 @@ const (
 const callLogCapacity = (CallLogSize/8 - callLogHeaderWords) / callLogEntryWords
 
 // DefaultLibc lists the undefined functions the driver takes from static glibc
-// rather than stubbing: pure memory and string routines that compilers
+// rather than stubbing: memory and string routines that compilers
 // introduce for loops (memset, memcpy) and whose real semantics the
-// comparison needs. They make no system calls.
+// comparison needs, and the pure ones the proofs take as pure
+// (x86.PureCallees), whose calls an optimizer may merge or drop. They make
+// no system calls.
 var DefaultLibc = []string{
-	"memcpy", "memmove", "memset", "memcmp", "bcmp",
+	"memcpy", "memmove", "memset", "memcmp", "bcmp", "memchr",
 	"strlen", "strnlen", "strcmp", "strncmp", "strchr", "strrchr", "strcpy", "strncpy",
+	"strstr", "strspn", "strcspn", "strpbrk",
 }
 
 // StubID is the identifier a stub logs for function name: FNV-1a 64 of the name.

@@ -53,6 +53,18 @@ var ConstCallees = map[string]bool{
 	"abs": true, "labs": true, "llabs": true,
 }
 
+// PureCallees are the C library functions the library declares pure
+// (__attribute_pure__: the string and memory searches and comparisons): a
+// result depends on the arguments and the memory the callee may read, and
+// memory is left as it was, so a call the optimizer hoisted out of a loop,
+// merged with another or dropped changes nothing. Natively they are
+// glibc's own (tracer.DefaultLibc), unlogged, as they must be for their
+// calls not to count as events.
+var PureCallees = map[string]bool{
+	"strlen": true, "strnlen": true, "strcmp": true, "strncmp": true, "memcmp": true, "bcmp": true,
+	"strchr": true, "strrchr": true, "memchr": true, "strstr": true, "strspn": true, "strcspn": true, "strpbrk": true,
+}
+
 // CallConvention rewrites terms into the C calling convention's model of
 // callees. Build one per pair of functions (they must share the memo so
 // that both sides' calls become the same functions).
@@ -73,6 +85,9 @@ type CallConvention struct {
 	// ConstCallees that neither file defines (a program's own abs is no
 	// library function).
 	Const map[string]bool
+	// Pure are the callees taken as pure functions: those of
+	// PureCallees that neither file defines.
+	Pure map[string]bool
 
 	// Calls are the rewritten calls' result terms, in the order met.
 	Calls []ConventionCall
@@ -184,6 +199,10 @@ func (c *CallConvention) call(fn CallFunc, args []ir.Term) ir.Term {
 			return mem
 		}
 		view = b.Var("callc.const-view", ir.MemSort)
+	}
+	if c.Pure[fn.Callee] && fn.Result == "mem" {
+		// It reads the view and writes nothing.
+		return mem
 	}
 	cf := fn
 	cf.Convention = true

@@ -39,6 +39,10 @@ type Callees struct {
 	// NoReturn are the callees either file's DWARF declares never to
 	// return (noreturn.go; StdNoReturn adds the standard ones).
 	NoReturn map[string]bool
+	// Idioms are the library functions whose calls are lifted as the
+	// loops they are (idioms.go): those the two functions call a
+	// different number of times.
+	Idioms map[string]bool
 }
 
 // SiteArgs is what the call sites of one callee set before the call.
@@ -74,6 +78,7 @@ func PairCallees(srcFile *File, src *Function, dstFile *File, dst *Function) *Ca
 		old := c.Sites[name]
 		c.Sites[name] = SiteArgs{Int: max(old.Int, s.Int), Vec: max(old.Vec, s.Vec), Stack: old.Stack || s.Stack}
 	}
+	c.Idioms = pairIdioms(srcFile, src, dstFile, dst)
 	return c
 }
 

@@ -51,7 +51,11 @@
 // BuildCFG (and File.Analyze / File.Function) splits instructions into basic
 // blocks. Calls do not end blocks; they are recorded as CallSites with their
 // callee. The lift ends a call to a callee that never returns (exit, abort,
-// a function declared noreturn: noreturn.go) at the halt node. Jumps and conditional branches to addresses outside the function
+// a function declared noreturn: noreturn.go) at the halt node, and lifts a
+// call of memset, memcpy or memmove that a pair makes a different number of
+// times on its two sides as the library's loop, a new loop head at the
+// call (idioms.go: one side loops where the other calls). Jumps and
+// conditional branches to addresses outside the function
 // are tail jumps: an edge to ExitBlock and a CallSite with Tail set. A jmp
 // through a jump table in read-only data (jumptable.go, the table read from
 // its relocations) ends its block with an EdgeCase edge per target; any

@@ -154,7 +154,7 @@ func (l *lifter) addNodes() {
 	}
 	isCall := func(i int) bool {
 		cs, ok := l.calls[i]
-		return ok && !cs.Tail
+		return ok && !cs.Tail && l.idiom(cs) == 0
 	}
 	for _, bi := range fn.RPO {
 		if !l.live[bi] {
@@ -232,12 +232,18 @@ func (l *lifter) addFault(p *path, f ir.Term) {
 // liftFrom executes blk from instruction i (a node) to the next node,
 // adding the edges out of the node at i.
 func (l *lifter) liftFrom(blk *Block, i int) {
+	b := l.b
+	l.liftPath(l.nodeAt[i], blk, i, &path{s: l.base.Clone(), cond: b.True(), fault: b.False()}, false)
+}
+
+// liftPath executes blk from instruction i on path p, which left node
+// from, to the next node; atNode says whether a node at i ends p there
+// (a path going on past a library idiom's loop, idioms.go).
+func (l *lifter) liftPath(from ir.NodeID, blk *Block, i int, p *path, atNode bool) {
 	b, fn, g := l.b, l.fn, l.g
-	from := l.nodeAt[i]
-	p := &path{s: l.base.Clone(), cond: b.True(), fault: b.False()}
 	last := blk.First + blk.Len - 1
 	for j := i; j <= last; j++ {
-		if j > i {
+		if j > i || atNode {
 			if n, ok := l.nodeAt[j]; ok {
 				l.emit(from, p, n, ir.NoTerm, "")
 				return
@@ -247,6 +253,15 @@ func (l *lifter) liftFrom(blk *Block, i int) {
 		if in.Bad {
 			l.unsupported["bad-bytes"] = true
 			l.emit(from, p, g.Halt, ir.NoTerm, "bad-bytes")
+			return
+		}
+		if cs, ok := l.calls[j]; ok && !cs.Tail && l.idiom(cs) != 0 {
+			h, q := l.idiomLoop(from, p, in, l.idiom(cs), ir.NoTerm)
+			if j == last {
+				l.endBlock(h, blk, q, Effect{Kind: FlowNext})
+				return
+			}
+			l.liftPath(h, blk, j+1, q, true)
 			return
 		}
 		if cs, ok := l.calls[j]; ok && !cs.Tail {
@@ -264,6 +279,17 @@ func (l *lifter) liftFrom(blk *Block, i int) {
 				l.endBlock(from, blk, p, Effect{Kind: FlowNext})
 			}
 			continue
+		}
+		if mov, n, ok := isRepString(in); ok {
+			if _, fixed := constOf(b, p.s.GPR[RCX]); !fixed {
+				h, q := l.repLoop(from, p, in, mov, n)
+				if j == last {
+					l.endBlock(h, blk, q, Effect{Kind: FlowNext})
+					return
+				}
+				l.liftPath(h, blk, j+1, q, true)
+				return
+			}
 		}
 		if in.Table != nil && in.Inst.Op == x86asm.MOV {
 			ri, _ := GPRIndex(in.Inst.Args[1].(x86asm.Mem).Index)
@@ -323,6 +349,13 @@ func (l *lifter) endBlock(from ir.NodeID, blk *Block, p *path, eff Effect) {
 		cs, ok := l.calls[lastIdx]
 		if !ok {
 			cs = CallSite{Block: blk.Index, Inst: lastIdx, Addr: in.Addr, Tail: true}
+		}
+		if kind := l.idiom(cs); kind != 0 {
+			// The loop, then the callee's ret to our caller.
+			h, out := l.idiomLoop(from, q, in, kind, cond)
+			out.s.GPR[RSP] = b.Add(out.s.GPR[RSP], b.Const(64, 8))
+			l.emit(h, out, g.Exit, ir.NoTerm, "")
+			return
 		}
 		if u := l.call(q, in, cs, true); u != "" {
 			l.unsupported[u] = true

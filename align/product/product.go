@@ -238,13 +238,14 @@ func (pr *Product) learnedEntryTerms() []ir.Term {
 			out = append(out, p.SrcVar(x86.StateGPR0+r))
 		}
 	}
-	// A narrow (int) argument's own bits as well: the register's upper
-	// half is garbage, so the -O0 frame's copy (int n spilled from edi)
-	// equals only its low half, which as a column of its own the kernel
-	// finds from any number of rows.
+	// A narrow (int, char) argument's own bits as well: the register's
+	// upper part is garbage, so the -O0 frame's copy (int n spilled from
+	// edi, char c from dl) equals only its low bits, which as a column of
+	// their own the kernel finds from any number of rows.
+	bits := p.ArgBits()
 	for i, r := range x86.CalleeArgRegs {
-		if i < nparams && narrow[i] {
-			out = append(out, pr.simp.Simplify(p.B.Extract(p.SrcVar(x86.StateGPR0+r), 31, 0)))
+		if i < nparams && narrow[i] && bits[i] > 0 {
+			out = append(out, pr.simp.Simplify(p.B.Extract(p.SrcVar(x86.StateGPR0+r), bits[i]-1, 0)))
 		}
 	}
 	return append(out, p.GlobalVars()...)

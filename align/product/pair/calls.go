@@ -2,6 +2,8 @@ package pair
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"eqc/ir"
@@ -58,6 +60,9 @@ func (p *Pair) callAssumptions(callees []string) []string {
 		if p.constCallees()[name] {
 			out = append(out, fmt.Sprintf("%s is a const function of the C library: its result depends on its arguments alone and it changes no memory", name))
 		}
+		if p.pureCallees()[name] {
+			out = append(out, fmt.Sprintf("%s is a pure function of the C library: its result depends on its arguments and the memory outside the caller's stack, and it changes no memory", name))
+		}
 		proto := p.Callees.Protos[name]
 		if proto != nil && !proto.Variadic {
 			continue
@@ -68,6 +73,19 @@ func (p *Pair) callAssumptions(callees []string) []string {
 			what = "variadic arguments"
 		}
 		out = append(out, fmt.Sprintf("the %s of %s are the first %d integer and %d vector argument registers, which the source sets in the call's block", what, name, site.Int, site.Vec))
+	}
+	return out
+}
+
+// idiomAssumptions list the library functions both lifts model as loops
+// (x86/idioms.go).
+func (p *Pair) idiomAssumptions() []string {
+	if p.Callees == nil {
+		return nil
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(p.Callees.Idioms)) {
+		out = append(out, fmt.Sprintf("%s is the C library's function: a call of it stores what a byte-wise loop over its length stores, returns its destination and clobbers what any callee may (a copy whose regions overlap, or a memmove that must copy backwards, is refused as a fault)", name))
 	}
 	return out
 }
@@ -123,14 +141,21 @@ func (p *Pair) callConvention(mem0 ir.Term, es []*escapedLocal) *x86.CallConvent
 		return readOnly[base] && outside(a, n)
 	}
 	return &x86.CallConvention{B: p.B, Simp: p.Src.TFG.Simplifier, RSP0: p.SrcVar(x86.StateGPR0 + x86.RSP), Limit: StackLimit,
-		Outside: outside, ReadOnly: inReadOnly, Mem0: mem0, Const: p.constCallees()}
+		Outside: outside, ReadOnly: inReadOnly, Mem0: mem0, Const: p.constCallees(), Pure: p.pureCallees()}
 }
 
 // constCallees are the C library's const functions (x86.ConstCallees)
 // that neither file defines: only the library's are known to be const.
-func (p *Pair) constCallees() map[string]bool {
+func (p *Pair) constCallees() map[string]bool { return p.libraryCallees(x86.ConstCallees) }
+
+// pureCallees are the C library's pure functions (x86.PureCallees) that
+// neither file defines.
+func (p *Pair) pureCallees() map[string]bool { return p.libraryCallees(x86.PureCallees) }
+
+// libraryCallees are the names of set that neither file defines.
+func (p *Pair) libraryCallees(set map[string]bool) map[string]bool {
 	out := map[string]bool{}
-	for name := range x86.ConstCallees {
+	for name := range set {
 		_, errS := p.Src.File.Func(name)
 		_, errD := p.Dst.File.Func(name)
 		if errS != nil && errD != nil {

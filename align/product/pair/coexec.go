@@ -246,6 +246,20 @@ func (p *Pair) NarrowArgs() ([]bool, int) {
 	return narrow, n
 }
 
+// ArgBits is, per integer argument register, the bits of the source's
+// parameter in it when it is narrower than the register (32 for an int,
+// 8 for a char), else 0.
+func (p *Pair) ArgBits() []uint32 {
+	regs, _ := p.registerParams()
+	out := make([]uint32, len(regs))
+	for i, r := range regs {
+		if r.Narrow {
+			out[i] = uint32(8 * r.Size)
+		}
+	}
+	return out
+}
+
 // registerParams is what the source's DWARF signature passes in each
 // integer argument register (inputs.RegisterParams).
 func (p *Pair) registerParams() ([]inputs.RegisterParam, int) {

@@ -17,7 +17,7 @@ func (p *Pair) ModelPrecondition() (ir.Term, []string) {
 	if callees := p.tfgCallees(); len(callees) > 0 {
 		assumptions = append(assumptions, p.callAssumptions(callees)...)
 	}
-	return pre, assumptions
+	return pre, append(assumptions, p.idiomAssumptions()...)
 }
 
 // LoopGate says why the loop engine cannot take p ("" when it can): an

@@ -1,0 +1,77 @@
+/* Loops that compilers turn into calls of memset, memcpy and memmove:
+   one side loops where the other calls. eqc lifts such calls as the loops
+   the C library's functions are (x86/idioms.go), so the source's loop
+   pairs with the library's, a chunk of the length's known alignment per
+   pass. */
+#include <string.h>
+
+int a[1000];
+int b[1000];
+int c[1000];
+long l[500];
+char buf[4096];
+struct rec {
+	int key;
+	int val;
+} recs[100], saved[100];
+
+void clear(int n)
+{
+	for (int i = 0; i < n; i++)
+		a[i] = 0;
+}
+
+void clearp(int *p, int n)
+{
+	for (int k = 0; k < n; k++)
+		p[k] = 0;
+}
+
+void ones(int n)
+{
+	for (int i = 0; i < n; i++)
+		a[i] = -1;
+}
+
+void clearl(int n)
+{
+	for (int i = 0; i < n; i++)
+		l[i] = 0;
+}
+
+void fill(int n)
+{
+	for (int i = 0; i < n; i++)
+		buf[i] = 'x';
+}
+
+void fillc(char *p, int n, char ch)
+{
+	for (int j = 0; j < n; j++)
+		p[j] = ch;
+}
+
+void copy(int n)
+{
+	for (int i = 0; i < n; i++)
+		a[i] = b[i];
+}
+
+void save(int n)
+{
+	for (int i = 0; i < n; i++)
+		saved[i] = recs[i];
+}
+
+void shift(int n)
+{
+	for (int i = 0; i < n; i++)
+		a[i] = a[i + 1];
+}
+
+void both(int n)
+{
+	memset(b, 0, sizeof b);
+	for (int i = 0; i < n; i++)
+		c[i] = 0;
+}

@@ -1,0 +1,272 @@
+package x86
+
+import (
+	"math/bits"
+
+	"eqc/ir"
+
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// Library idioms. Compilers turn a loop that fills or copies memory into
+// a call of memset, memcpy or memmove (gcc at -O2, clang at -O1), so one
+// side of a pair loops where the other calls; an uninterpreted call has
+// nothing to pair with then. When a pair calls such a function a different
+// number of times on its two sides (Callees.Idioms), every call of it, on
+// both sides, is lifted as the loop the C library's function is:
+//
+//	H:  while rdx ≠ 0 { M[rdi, s] := v; rdi += s; rsi += s; rdx −= s }
+//
+// entered with rax := rdi (what the function returns) and left, when rdx
+// is 0, with what a call leaves: the caller-saved registers, the vector
+// registers and the flags fresh. The loop head H is a new node at the call's
+// address; the call itself no longer appears among the edge's calls (the
+// C library's memset is no observable event, and the tracer runs glibc's
+// own for these functions, unlogged: tracer.DefaultLibc). v is memset's
+// byte replicated, or the s bytes memcpy reads at rsi.
+//
+// The stride s is the largest power of two up to 8 that the length is
+// known to be a multiple of, from its term at the call (n·4 when the
+// source stores ints): a loop storing one int per pass then pairs with
+// one pass of the source's loop. The model is exact: memset and a
+// non-overlapping memcpy write the same bytes in any order. Where
+// memcpy's regions overlap (undefined behaviour) or memmove's would need
+// a backward copy, the pass that first meets the overlap faults, which
+// the source must then do too (or, under OBVA, be shown never to reach
+// with its accesses inside their objects), so a proof never rests on a
+// copy order the library does not promise.
+
+// idiomKind says which library function a call is lifted as.
+type idiomKind uint8
+
+const (
+	idiomSet  idiomKind = iota + 1 // memset(d, c, n)
+	idiomCopy                      // memcpy(d, s, n): the regions do not overlap
+	idiomMove                      // memmove(d, s, n)
+)
+
+// IdiomCallees are the library functions a call to which may be lifted
+// as a loop.
+var IdiomCallees = map[string]idiomKind{"memset": idiomSet, "memcpy": idiomCopy, "memmove": idiomMove}
+
+// pairIdioms are the idiom callees src and dst call a different number of
+// times (tail jumps counted), when neither file defines them.
+func pairIdioms(srcFile *File, src *Function, dstFile *File, dst *Function) map[string]bool {
+	count := func(fn *Function) map[string]int {
+		out := map[string]int{}
+		for _, cs := range fn.CallSites {
+			if cs.HasCallee {
+				out[calleeName(cs)]++
+			}
+		}
+		return out
+	}
+	cs, cd := count(src), count(dst)
+	out := map[string]bool{}
+	for name := range IdiomCallees {
+		if cs[name] == cd[name] {
+			continue
+		}
+		if _, err := srcFile.Func(name); err == nil {
+			continue
+		}
+		if _, err := dstFile.Func(name); err == nil {
+			continue
+		}
+		out[name] = true
+	}
+	return out
+}
+
+// idiom says how the call at cs is lifted: as a loop, or (0) as a call.
+func (l *lifter) idiom(cs CallSite) idiomKind {
+	if l.callees == nil || !cs.HasCallee {
+		return 0
+	}
+	name := calleeName(cs)
+	if !l.callees.Idioms[name] {
+		return 0
+	}
+	return IdiomCallees[name]
+}
+
+// idiomLoop adds the loop that stands for the call at in, entered from
+// node from on path p (under cond, when not NoTerm), and returns its head
+// and the path out of it, past the call: the state after the function
+// returns, for the caller to go on from.
+func (l *lifter) idiomLoop(from ir.NodeID, p *path, in *Instruction, kind idiomKind, cond ir.Term) (ir.NodeID, *path) {
+	b, s := l.b, p.s
+	d, src, n := s.GPR[RDI], s.GPR[RSI], s.GPR[RDX]
+	stride := uint64(1) << min(3, trailingZeros(b, n))
+	s.GPR[RAX] = d
+	if kind == idiomSet {
+		// memset stores c converted to unsigned char.
+		s.GPR[RSI] = b.ZeroExt(b.Extract(src, 7, 0), 56)
+	}
+	h := l.g.AddNode(in.Addr, ir.NodeLoopHead)
+	l.emit(from, p, h, cond, "")
+
+	// The loop's one pass, from h's variables: rdi and rsi point at the
+	// chunk, rdx counts the bytes left, rax is where the destination
+	// starts.
+	body := &path{s: l.base.Clone(), cond: b.True(), fault: b.False()}
+	bs := body.s
+	w, r, left, d0 := bs.GPR[RDI], bs.GPR[RSI], bs.GPR[RDX], bs.GPR[RAX]
+	sz := b.Const(64, stride)
+	var v ir.Term
+	switch kind {
+	case idiomSet:
+		byteVal := b.Extract(r, 7, 0)
+		v = byteVal
+		for k := uint64(1); k < stride; k++ {
+			v = b.Concat(v, byteVal)
+		}
+	case idiomCopy:
+		// The regions overlap (undefined behaviour) iff some pass's
+		// chunk meets what the other region has covered so far: the
+		// written chunk the bytes read, or the read chunk the bytes
+		// written (a byte x = d+a = s+c is met in the pass of max(a, c)).
+		done := b.Sub(w, d0)
+		covered := b.Add(done, sz)
+		l.addFault(body, b.Or(meets(b, w, sz, b.Sub(r, done), covered), meets(b, r, sz, d0, covered)))
+	case idiomMove:
+		// A forward copy is memmove only while no chunk written holds a
+		// byte still to be read; otherwise (a destination just above
+		// the source) the copy must run backwards: not modelled.
+		l.addFault(body, meets(b, w, sz, b.Add(r, sz), b.Sub(left, sz)))
+	}
+	if kind != idiomSet {
+		v = b.Select(bs.Mem, r, uint32(stride))
+		bs.GPR[RSI] = b.Add(r, sz)
+	}
+	bs.Mem = b.Store(bs.Mem, w, uint32(stride), v)
+	bs.GPR[RDI] = b.Add(w, sz)
+	bs.GPR[RDX] = b.Sub(left, sz)
+	done := b.Eq(left, b.Const(64, 0))
+	l.emit(h, body, h, b.Not(done), "")
+
+	// The return: what any call leaves (call in tfg.go), rax kept.
+	out := &path{s: l.base.Clone(), cond: done, fault: b.False()}
+	os := out.s
+	for _, r := range callerSaved {
+		os.GPR[r] = os.Fresh(b, ir.BVSort(64))
+	}
+	for i := range os.XMM {
+		os.XMM[i] = os.Fresh(b, ir.BVSort(128))
+	}
+	for f := Flag(0); f < numFlags; f++ {
+		os.SetFlag(f, os.Fresh(b, ir.BoolSort))
+	}
+	return h, out
+}
+
+// meets says whether the byte ranges [a, a+la) and [c, c+lc) share a byte
+// (modulo 2^64).
+func meets(b *ir.Builder, a, la, c, lc ir.Term) ir.Term {
+	zero := b.Const(64, 0)
+	return b.And(b.Not(b.Eq(la, zero)), b.Not(b.Eq(lc, zero)),
+		b.Or(b.Ult(b.Sub(a, c), lc), b.Ult(b.Sub(c, a), la)))
+}
+
+// trailingZeros is how many low bits of t are known to be zero, from its
+// shape (constants, shifts and products by constants, sums, extensions).
+func trailingZeros(b *ir.Builder, t ir.Term) int {
+	w := int(b.Width(t))
+	tz := func(x ir.Term) int { return trailingZeros(b, x) }
+	var k int
+	switch b.Op(t) {
+	case ir.OpConst:
+		v := b.ConstValue(t)
+		if v.IsZero() {
+			return w
+		}
+		k = bits.TrailingZeros64(v.Uint64()) // 64 when only higher bits are set
+	case ir.OpShl:
+		y := b.Arg(t, 1)
+		if !b.IsConst(y) {
+			return 0
+		}
+		k = tz(b.Arg(t, 0)) + int(min(b.ConstValue(y).Uint64(), 64))
+	case ir.OpMul:
+		k = tz(b.Arg(t, 0)) + tz(b.Arg(t, 1))
+	case ir.OpAdd, ir.OpSub, ir.OpBVOr:
+		x, y := b.Arg(t, 0), b.Arg(t, 1)
+		k = min(tz(x), tz(y))
+		if x == y && b.Op(t) == ir.OpAdd {
+			k++ // x + x
+		}
+	case ir.OpBVAnd:
+		k = max(tz(b.Arg(t, 0)), tz(b.Arg(t, 1)))
+	case ir.OpZeroExt, ir.OpSignExt:
+		k = tz(b.Arg(t, 0))
+	case ir.OpExtract:
+		hi, lo := b.Params(t)
+		if lo != 0 {
+			return 0
+		}
+		k = min(tz(b.Arg(t, 0)), int(hi)+1)
+	}
+	return min(k, w)
+}
+
+// String instructions under rep with a count the block does not fix
+// (gcc -O0 copies a struct's aligned middle with rep movsq, the count
+// depending on the destination's alignment) are loops too, in the
+// machine's own terms: a loop head at the instruction whose pass moves or
+// stores one element and counts rcx down, left at rcx = 0. Unlike a call,
+// nothing is clobbered, and overlapping operands are what the instruction
+// defines (each element read before it is written, in order). The
+// direction flag is clear, as the ABI has it at every call and return
+// and as stringOp assumes.
+
+// isRepString reports whether in is rep stos or rep movs of n bytes an
+// element.
+func isRepString(in *Instruction) (mov bool, n uint32, ok bool) {
+	rep := false
+	for _, q := range in.Inst.Prefix {
+		if q == 0 {
+			break
+		}
+		if q&0xFF == x86asm.PrefixREP && q&x86asm.PrefixIgnored == 0 {
+			rep = true
+		}
+	}
+	if !rep || in.Inst.AddrSize != 64 {
+		return false, 0, false
+	}
+	switch in.Inst.Op {
+	case x86asm.STOSB, x86asm.STOSW, x86asm.STOSD, x86asm.STOSQ:
+		n = map[x86asm.Op]uint32{x86asm.STOSB: 1, x86asm.STOSW: 2, x86asm.STOSD: 4, x86asm.STOSQ: 8}[in.Inst.Op]
+	case x86asm.MOVSB, x86asm.MOVSW, x86asm.MOVSD, x86asm.MOVSQ:
+		n, mov = map[x86asm.Op]uint32{x86asm.MOVSB: 1, x86asm.MOVSW: 2, x86asm.MOVSD: 4, x86asm.MOVSQ: 8}[in.Inst.Op], true
+	default:
+		return false, 0, false
+	}
+	return mov, n, true
+}
+
+// repLoop adds the loop of the rep string instruction in, entered from
+// node from on path p, and returns its head and the path out of it, past
+// the instruction.
+func (l *lifter) repLoop(from ir.NodeID, p *path, in *Instruction, mov bool, n uint32) (ir.NodeID, *path) {
+	b := l.b
+	h := l.g.AddNode(in.Addr, ir.NodeLoopHead)
+	l.emit(from, p, h, ir.NoTerm, "")
+	body := &path{s: l.base.Clone(), cond: b.True(), fault: b.False()}
+	s := body.s
+	step := b.Const(64, uint64(n))
+	var v ir.Term
+	if mov {
+		v = b.Select(s.Mem, s.GPR[RSI], n)
+		s.GPR[RSI] = b.Add(s.GPR[RSI], step)
+	} else {
+		acc, _ := accRegs(8 * n)
+		v = s.Reg(b, acc)
+	}
+	s.Mem = b.Store(s.Mem, s.GPR[RDI], n, v)
+	s.GPR[RDI] = b.Add(s.GPR[RDI], step)
+	s.GPR[RCX] = b.Sub(s.GPR[RCX], b.Const(64, 1))
+	done := b.Eq(l.base.GPR[RCX], b.Const(64, 0))
+	l.emit(h, body, h, b.Not(done), "")
+	return h, &path{s: l.base.Clone(), cond: done, fault: b.False()}
+}
