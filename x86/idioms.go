@@ -90,11 +90,12 @@ func (l *lifter) idiom(cs CallSite) idiomKind {
 	return IdiomCallees[name]
 }
 
-// idiomLoop adds the loop that stands for the call at in, entered from
-// node from on path p (under cond, when not NoTerm), and returns its head
+// idiomLoop adds the loop that stands for the call (or tail jump) at in,
+// entered from node from on path p (under cond, when not NoTerm), and
+// returns its head
 // and the path out of it, past the call: the state after the function
 // returns, for the caller to go on from.
-func (l *lifter) idiomLoop(from ir.NodeID, p *path, in *Instruction, kind idiomKind, cond ir.Term) (ir.NodeID, *path) {
+func (l *lifter) idiomLoop(from ir.NodeID, p *path, in *Instruction, kind idiomKind, cond ir.Term, tail bool) (ir.NodeID, *path) {
 	b, s := l.b, p.s
 	d, src, n := s.GPR[RDI], s.GPR[RSI], s.GPR[RDX]
 	stride := uint64(1) << min(3, trailingZeros(b, n))
@@ -102,6 +103,11 @@ func (l *lifter) idiomLoop(from ir.NodeID, p *path, in *Instruction, kind idiomK
 	if kind == idiomSet {
 		// memset stores c converted to unsigned char.
 		s.GPR[RSI] = b.ZeroExt(b.Extract(src, 7, 0), 56)
+	}
+	if !tail {
+		// A call (not a tail jump) pushes its return address: the
+		// caller finds something else below its stack pointer after.
+		s.Mem = b.Store(s.Mem, b.Sub(s.GPR[RSP], b.Const(64, 8)), 8, s.Fresh(b, ir.BVSort(64)))
 	}
 	h := l.g.AddNode(in.Addr, ir.NodeLoopHead)
 	l.emit(from, p, h, cond, "")

@@ -256,7 +256,7 @@ func (l *lifter) liftPath(from ir.NodeID, blk *Block, i int, p *path, atNode boo
 			return
 		}
 		if cs, ok := l.calls[j]; ok && !cs.Tail && l.idiom(cs) != 0 {
-			h, q := l.idiomLoop(from, p, in, l.idiom(cs), ir.NoTerm)
+			h, q := l.idiomLoop(from, p, in, l.idiom(cs), ir.NoTerm, false)
 			if j == last {
 				l.endBlock(h, blk, q, Effect{Kind: FlowNext})
 				return
@@ -352,7 +352,7 @@ func (l *lifter) endBlock(from ir.NodeID, blk *Block, p *path, eff Effect) {
 		}
 		if kind := l.idiom(cs); kind != 0 {
 			// The loop, then the callee's ret to our caller.
-			h, out := l.idiomLoop(from, q, in, kind, cond)
+			h, out := l.idiomLoop(from, q, in, kind, cond, true)
 			out.s.GPR[RSP] = b.Add(out.s.GPR[RSP], b.Const(64, 8))
 			l.emit(h, out, g.Exit, ir.NoTerm, "")
 			return
