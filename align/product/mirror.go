@@ -63,7 +63,13 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 		case !so.IsBV():
 		case so.Width == 64:
 			ptrs = append(ptrs, c)
-			cols = append(cols, mirrorColumn{c.term, 8, func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() }})
+			value := func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() }
+			cols = append(cols, mirrorColumn{c.term, 8, value})
+			if upperZero(samples, value) {
+				// A 32-bit value in a 64-bit register (gcc's prefix sum
+				// keeps a[i−1] in edx): its low half mirrors 4 bytes.
+				cols = append(cols, mirrorColumn{b.Extract(c.term, 31, 0), 4, func(sm sample) uint64 { return value(sm) & 0xffffffff }})
+			}
 		case so.Width == 32:
 			cols = append(cols, mirrorColumn{c.term, 4, func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() }})
 		case so.Width == 128 && c.state >= x86.StateXMM0 && c.state < x86.StateXMM0+16:
@@ -191,6 +197,16 @@ func (pr *Product) mirrorHolds(col mirrorColumn, at mirrorAddr, samples []sample
 func (pr *Product) inStack(sm sample, a uint64) bool {
 	lo := sm.cr.RSP0 - pair.StackLimit - 8 // [lo, rsp0+8): a starts within 8 bytes below the region or in it
 	return a-lo < pair.StackLimit+16
+}
+
+// upperZero reports whether value's upper 32 bits are zero on every sample.
+func upperZero(samples []sample, value func(sample) uint64) bool {
+	for _, sm := range samples {
+		if value(sm)>>32 != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // repeatedByte reports whether the width-byte value v is one byte repeated.

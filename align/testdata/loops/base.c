@@ -87,3 +87,9 @@ void ahead(void)
 		B[i] = C[i] * A[i];
 	}
 }
+
+void prefix(void)
+{
+	for (int i = 1; i < N; i++)
+		A[i] = A[i - 1] + B[i];
+}
