@@ -25,9 +25,13 @@ import (
 // Config is one sweep.
 type Config struct {
 	Suite     *bench.Suite
-	Compilers []string    // matrix names for bench.LookupCompiler
-	SrcOpt    bench.Opt   // the source side of every pair
-	DstOpts   []bench.Opt // the target sides
+	Compilers []string  // matrix names for bench.LookupCompiler
+	SrcOpt    bench.Opt // the source side of every pair
+	// SrcCompiler, when set, builds the source side of every pair with
+	// this compiler, whatever compiler builds the target (cross-compiler
+	// pairs, as in thesis Table 2.4); empty: each compiler's own.
+	SrcCompiler string
+	DstOpts     []bench.Opt // the target sides
 	// UBModels are the UB models swept, each "all", "none", one model or
 	// several joined with '+' ("sio+tbsa").
 	UBModels []string
@@ -116,7 +120,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	sum := &Summary{}
 	compilers := map[string]*bench.Compiler{}
-	for _, name := range cfg.Compilers {
+	for _, name := range cfg.allCompilers() {
 		cc, err := bench.LookupCompiler(ctx, name)
 		if err != nil {
 			return nil, err
@@ -230,12 +234,29 @@ func readDone(cfg Config, sum *Summary) (map[Key]string, error) {
 }
 
 func rowKey(r *results.Row) Key {
-	return Key{r.Suite, r.Benchmark, r.Function, r.Compiler, r.SrcOpt, r.DstOpt, r.CFlags, r.UBModel, r.Engine}
+	return Key{r.Suite, r.Benchmark, r.Function, r.Compiler, r.SrcOpt, r.DstOpt, r.CFlags, r.UBModel, r.Engine, r.SrcCompiler}
 }
 
 // objKey names one object of the sweep.
 type objKey struct {
 	source, compiler, opt, variant string
+}
+
+// srcCompiler is the compiler of the source side of cc's pairs.
+func (cfg Config) srcCompiler(cc string) string {
+	if cfg.SrcCompiler != "" {
+		return cfg.SrcCompiler
+	}
+	return cc
+}
+
+// allCompilers are the compilers that build some object of the sweep.
+func (cfg Config) allCompilers() []string {
+	out := slices.Clone(cfg.Compilers)
+	if cfg.SrcCompiler != "" && !slices.Contains(out, cfg.SrcCompiler) {
+		out = append(out, cfg.SrcCompiler)
+	}
+	return out
 }
 
 // compile builds every object the sweep needs: each source in each variant
@@ -259,7 +280,7 @@ func compile(ctx context.Context, cfg Config, compilers map[string]*bench.Compil
 	var jobs []job
 	for _, src := range cfg.Suite.Sources {
 		for _, v := range cfg.Suite.Variants {
-			for _, name := range cfg.Compilers {
+			for _, name := range cfg.allCompilers() {
 				for _, o := range opts {
 					jobs = append(jobs, job{objKey{src, name, o.String(), v.Name}, compilers[name], o, v,
 						filepath.Join(cfg.Suite.Dir, src)})
@@ -272,7 +293,7 @@ func compile(ctx context.Context, cfg Config, compilers map[string]*bench.Compil
 	// arrays no DWARF at all), which the checks take as context.
 	for _, src := range cfg.Suite.Support {
 		for _, v := range cfg.Suite.Variants {
-			for _, name := range cfg.Compilers {
+			for _, name := range cfg.allCompilers() {
 				jobs = append(jobs, job{objKey{src, name, cfg.SrcOpt.String(), v.Name}, compilers[name], cfg.SrcOpt, v,
 					filepath.Join(cfg.Suite.Dir, src)})
 			}
@@ -281,7 +302,7 @@ func compile(ctx context.Context, cfg Config, compilers map[string]*bench.Compil
 	// A suite that checks static functions builds them with clang's
 	// keepsig plugin, without which clang changes their signatures.
 	extra := map[string][]string{}
-	for _, name := range cfg.Compilers {
+	for _, name := range cfg.allCompilers() {
 		extra[name] = cfg.Suite.CFlags
 		if cfg.Suite.StaticFunctions {
 			flags, err := bench.KeepSignaturesFlags(ctx, compilers[name])
@@ -338,10 +359,12 @@ func plan(cfg Config, objs map[objKey]bench.Object, sum *Summary) []Check {
 	var checks []Check
 	for _, cc := range cfg.Compilers {
 		for _, dopt := range cfg.DstOpts {
-			pairing := Pairing{Compiler: cc, Opt: dopt.String(), Dropped: map[string]int{}}
+			scc := cfg.srcCompiler(cc)
+			label := (&results.Row{Compiler: cc, SrcCompiler: scc}).CompilerLabel()
+			pairing := Pairing{Compiler: label, Opt: dopt.String(), Dropped: map[string]int{}}
 			for _, v := range cfg.Suite.Variants {
 				for _, src := range cfg.Suite.Sources {
-					so, ok1 := objs[objKey{src, cc, cfg.SrcOpt.String(), v.Name}]
+					so, ok1 := objs[objKey{src, scc, cfg.SrcOpt.String(), v.Name}]
 					do, ok2 := objs[objKey{src, cc, dopt.String(), v.Name}]
 					if !ok1 || !ok2 {
 						continue
@@ -349,7 +372,7 @@ func plan(cfg Config, objs map[objKey]bench.Object, sum *Summary) []Check {
 					pairing.count(cfg.Suite, so, do)
 					var context []string
 					for _, sup := range cfg.Suite.Support {
-						if o, ok := objs[objKey{sup, cc, cfg.SrcOpt.String(), v.Name}]; ok {
+						if o, ok := objs[objKey{sup, scc, cfg.SrcOpt.String(), v.Name}]; ok {
 							context = append(context, o.Path)
 						}
 					}
@@ -365,6 +388,9 @@ func plan(cfg Config, objs map[objKey]bench.Object, sum *Summary) []Check {
 							k := Key{Suite: cfg.Suite.Name, Benchmark: do.Benchmark, Function: f, Compiler: cc,
 								SrcOpt: cfg.SrcOpt.String(), DstOpt: dopt.String(), CFlags: do.CFlags,
 								UBModel: ub, Engine: cfg.Engine}
+							if scc != cc {
+								k.SrcCompiler = scc
+							}
 							if seen[k] {
 								continue
 							}
@@ -432,7 +458,7 @@ func sampled(cfg Config, objs map[objKey]bench.Object) map[[2]string]bool {
 	for _, cc := range cfg.Compilers {
 		for _, v := range cfg.Suite.Variants {
 			for _, src := range cfg.Suite.Sources {
-				so, ok := objs[objKey{src, cc, cfg.SrcOpt.String(), v.Name}]
+				so, ok := objs[objKey{src, cfg.srcCompiler(cc), cfg.SrcOpt.String(), v.Name}]
 				if !ok {
 					continue
 				}
@@ -499,7 +525,7 @@ func runChecks(ctx context.Context, cfg Config, todo []Check, sum *Summary) []re
 func makeRow(cfg Config, c Check, out outcome, started time.Time) results.Row {
 	k := c.Key
 	r := results.Row{
-		Suite: k.Suite, Benchmark: k.Benchmark, Function: k.Function, Compiler: k.Compiler,
+		Suite: k.Suite, Benchmark: k.Benchmark, Function: k.Function, Compiler: k.Compiler, SrcCompiler: k.SrcCompiler,
 		SrcOpt: k.SrcOpt, DstOpt: k.DstOpt, CFlags: k.CFlags, UBModel: k.UBModel, Engine: k.Engine,
 		Verdict: out.res.Verdict, Reason: out.res.Reason,
 		WallS: out.res.WallS, SMTQueries: out.res.SMTQueries, SMTS: out.res.SMTS,
@@ -604,7 +630,7 @@ func (p *progress) finished(c Check, r results.Row) {
 			reason = " (" + r.Reason + ")"
 		}
 		fmt.Fprintf(p.w, "[%d/%d] %s %s %s %s→%s %s ub=%s: %s%s %.2fs\n", p.done, p.total, r.Benchmark, r.Function,
-			r.Compiler, r.SrcOpt, r.DstOpt, c.Variant, r.UBModel, r.Verdict, reason, r.WallS)
+			r.CompilerLabel(), r.SrcOpt, r.DstOpt, c.Variant, r.UBModel, r.Verdict, reason, r.WallS)
 		return
 	}
 	eta := "?"

@@ -36,13 +36,15 @@ type Check struct {
 // means the check is done (resume).
 type Key struct {
 	Suite, Benchmark, Function, Compiler, SrcOpt, DstOpt, CFlags, UBModel, Engine string
+	// SrcCompiler is the source side's compiler when not Compiler ("").
+	SrcCompiler string
 }
 
 func (k Key) less(o Key) bool { return k.compare(o) < 0 }
 
 func (k Key) compare(o Key) int {
-	a := [...]string{k.Suite, k.Benchmark, k.Function, k.Compiler, k.SrcOpt, k.DstOpt, k.CFlags, k.UBModel, k.Engine}
-	b := [...]string{o.Suite, o.Benchmark, o.Function, o.Compiler, o.SrcOpt, o.DstOpt, o.CFlags, o.UBModel, o.Engine}
+	a := [...]string{k.Suite, k.Benchmark, k.Function, k.Compiler, k.SrcOpt, k.DstOpt, k.CFlags, k.UBModel, k.Engine, k.SrcCompiler}
+	b := [...]string{o.Suite, o.Benchmark, o.Function, o.Compiler, o.SrcOpt, o.DstOpt, o.CFlags, o.UBModel, o.Engine, o.SrcCompiler}
 	for i := range a {
 		if c := strings.Compare(a[i], b[i]); c != 0 {
 			return c

@@ -7,7 +7,8 @@
 // Row is the schema: its first columns are exactly docs/design.md's results
 // schema, in order (DesignColumns); extensions follow (src_file, dst_file,
 // dst_function, proof_file, cex_input, error, variant, proof_verified,
-// candidates).
+// candidates, src_compiler: a cross-compiler pair's source compiler, which
+// reports join to compiler as "SRC→DST", Row.CompilerLabel).
 // Columns are added, never
 // renamed or retyped (SchemaVersion counts the additions); a file written
 // before a column existed reads with that column zero. Text is UTF-8,

@@ -647,7 +647,7 @@ func SearchTable(rows []Row) *Table {
 			by = r.Engine
 		}
 		kind, _, _ := strings.Cut(r.Reason, ":") // the reason's kind: the table is wide already
-		t.Rows = append(t.Rows, []string{r.Suite, name, r.Compiler, optLabel(r.SrcOpt, r.DstOpt), dash(r.UBModel), r.Engine, Mark(r.Verdict, kind), by,
+		t.Rows = append(t.Rows, []string{r.Suite, name, r.CompilerLabel(), optLabel(r.SrcOpt, r.DstOpt), dash(r.UBModel), r.Engine, Mark(r.Verdict, kind), by,
 			strconv.FormatInt(r.AlignmentPredicatesTried, 10), strconv.FormatInt(r.CorrelationsTried, 10),
 			strconv.FormatInt(r.ProductNodes, 10), strconv.FormatInt(r.ProductEdges, 10),
 			strconv.FormatInt(r.Candidates, 10), strconv.FormatInt(r.Invariants, 10), Seconds(r.WallS)})

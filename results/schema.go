@@ -13,7 +13,7 @@ import (
 // MetadataSchemaVersion. It changes when a column is added (extend, do not
 // rename): a reader of version N reads files of any version <= N, missing
 // columns reading as zero values.
-const SchemaVersion = "4" // 2: variant; 3: proof_verified; 4: candidates
+const SchemaVersion = "5" // 2: variant; 3: proof_verified; 4: candidates; 5: src_compiler
 
 // MetadataSchemaVersion is the key/value metadata key holding SchemaVersion.
 const MetadataSchemaVersion = "eqc.results.schema_version"
@@ -88,6 +88,19 @@ type Row struct {
 	// product's nodes, before Houdini; the invariants column counts those
 	// it kept.
 	Candidates int64 `parquet:"candidates"`
+	// SrcCompiler is the compiler of the source side when it is not
+	// compiler (a cross-compiler pair, eqc sweep --src-cc); empty when
+	// both sides come from compiler.
+	SrcCompiler string `parquet:"src_compiler,dict"`
+}
+
+// CompilerLabel names the row's compilers as reports group them: compiler,
+// or "SRC→DST" for a cross-compiler pair.
+func (r *Row) CompilerLabel() string {
+	if r.SrcCompiler == "" || r.SrcCompiler == r.Compiler {
+		return r.Compiler
+	}
+	return r.SrcCompiler + "→" + r.Compiler
 }
 
 // Columns lists the Parquet column names of Row in order.

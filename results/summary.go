@@ -14,7 +14,7 @@ type checkKey struct {
 }
 
 func keyOf(r *Row) checkKey {
-	return checkKey{r.Suite, r.Benchmark, r.Function, r.DstFunction, r.Compiler, r.SrcOpt, r.DstOpt, r.CFlags, r.UBModel, r.Engine}
+	return checkKey{r.Suite, r.Benchmark, r.Function, r.DstFunction, r.CompilerLabel(), r.SrcOpt, r.DstOpt, r.CFlags, r.UBModel, r.Engine}
 }
 
 // Latest keeps one row per check — suite, benchmark, function,
@@ -94,7 +94,7 @@ func Summarize(rows []Row) []Group {
 	byKey := map[GroupKey][]*Row{}
 	for i := range rows {
 		r := &rows[i]
-		k := GroupKey{r.Suite, r.Compiler, r.SrcOpt, r.DstOpt, r.UBModel, r.Engine}
+		k := GroupKey{r.Suite, r.CompilerLabel(), r.SrcOpt, r.DstOpt, r.UBModel, r.Engine}
 		byKey[k] = append(byKey[k], r)
 	}
 	groups := make([]Group, 0, len(byKey))
@@ -310,12 +310,12 @@ func kernelTable(suite string, rs []*Row) KernelTable {
 	colIdx, srcIdx, rowIdx := map[KernelColumn]int{}, map[SourceColumn]int{}, map[rowKey]int{}
 	var rowKeys []rowKey
 	for _, r := range rs {
-		c := KernelColumn{r.Compiler, r.SrcOpt, r.DstOpt, r.UBModel, r.Engine}
+		c := KernelColumn{r.CompilerLabel(), r.SrcOpt, r.DstOpt, r.UBModel, r.Engine}
 		if _, ok := colIdx[c]; !ok {
 			colIdx[c] = 0
 			t.Columns = append(t.Columns, c)
 		}
-		s := SourceColumn{r.Compiler, r.SrcOpt}
+		s := SourceColumn{r.CompilerLabel(), r.SrcOpt}
 		if _, ok := srcIdx[s]; !ok {
 			srcIdx[s] = 0
 			t.Sources = append(t.Sources, s)
@@ -350,9 +350,9 @@ func kernelTable(suite string, rs []*Row) KernelTable {
 	}
 	for _, r := range rs {
 		kr := &t.Rows[rowIdx[rowKey{r.Benchmark, r.Function, r.Variant}]]
-		kr.Cells[colIdx[KernelColumn{r.Compiler, r.SrcOpt, r.DstOpt, r.UBModel, r.Engine}]] =
+		kr.Cells[colIdx[KernelColumn{r.CompilerLabel(), r.SrcOpt, r.DstOpt, r.UBModel, r.Engine}]] =
 			&KernelCell{Verdict: r.Verdict, Reason: r.Reason, WallS: r.WallS, ALOCDst: r.ALOCDst}
-		if s := srcIdx[SourceColumn{r.Compiler, r.SrcOpt}]; kr.ALOCSrc[s] == 0 {
+		if s := srcIdx[SourceColumn{r.CompilerLabel(), r.SrcOpt}]; kr.ALOCSrc[s] == 0 {
 			kr.ALOCSrc[s] = r.ALOCSrc
 		}
 	}

@@ -150,7 +150,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 		sum, err := pipeline.Run(ctx, pipeline.Config{
-			Suite: suite, Compilers: compilers, SrcOpt: src, DstOpts: dsts, UBModels: ubModels,
+			Suite: suite, Compilers: compilers, SrcCompiler: *f.srcCC, SrcOpt: src, DstOpts: dsts, UBModels: ubModels,
 			Engine: *engine, Timeout: *timeout, Jobs: *jobs, Out: outDir, MemBytes: memBytes, Sample: *sample, Shard: shard,
 			Worker: []string{exe, "check"}, Verifier: []string{exe, "proof", "verify"}, Env: []string{checkWorkerEnv + "=1"},
 			Version: version, Log: stderr, Progress: isTerminal(stderr),
@@ -188,13 +188,13 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 }
 
 // sweepUsage is the argument synopsis of eqc sweep.
-const sweepUsage = "--suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES] [--sample N] [--variant LIST] [--shard I/N]"
+const sweepUsage = "--suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--src-cc NAME] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES] [--sample N] [--variant LIST] [--shard I/N]"
 
 // sweepFlags are eqc sweep's flags; eqc slurm defines them too and passes
 // them on to each array task's sweep.
 type sweepFlags struct {
 	suite, cc, opt, srcOpt, engine, out, mem, shard *string
-	variant                                         *string
+	variant, srcCC                                  *string
 	ub                                              *specList
 	timeout                                         *time.Duration
 	jobs, sample                                    *int
@@ -206,6 +206,7 @@ func defineSweepFlags(fs *flag.FlagSet) *sweepFlags {
 	f.cc = fs.String("cc", "", "comma-separated compilers (default: the suite's, gcc-12,clang-16)")
 	f.opt = fs.String("opt", "O3", "comma-separated target optimization settings (O3, O2+sse4.2, O2+fwrapv, O2+fno-strict-aliasing, ...)")
 	f.srcOpt = fs.String("src-opt", "O0", "optimization setting of the source side")
+	f.srcCC = fs.String("src-cc", "", "compiler of the source side of every pair (default: each --cc compiler's own); another one makes cross-compiler pairs, e.g. --src-cc gcc-12 --cc clang-16")
 	fs.Var(f.ub, "ub", "UB model spec to sweep, as eqc check takes it (all, none, sio,obva, all,-sio); repeat for one row per spec and function (default all)")
 	f.engine = fs.String("engine", "auto", "static, data or auto")
 	f.timeout = durationFlag(fs, "timeout", 300*time.Second, "per-check timeout")

@@ -195,6 +195,41 @@ func TestSweepEndToEndAndResume(t *testing.T) {
 	}
 }
 
+// TestSweepCrossCompiler sweeps cross-compiler pairs (--src-cc): the
+// source side built by gcc-12 at -O0, the target by clang-16 at -O2. The
+// row names both compilers, its files are each compiler's, the report
+// labels the pair, and the same-compiler pair is another check.
+func TestSweepCrossCompiler(t *testing.T) {
+	suite := writeSuite(t, map[string]string{"arith.c": loopFreeC})
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"sweep", "--suite", suite, "--cc", "clang-16", "--src-cc", "gcc-12", "--opt", "O2", "--timeout", "30s", "--out", out}
+	if code, stdout, stderr := runEQC(t, args...); code != 0 {
+		t.Fatalf("sweep exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	rows := readRows(t, out)
+	if len(rows) != 1 {
+		t.Fatalf("%d rows, want 1: %+v", len(rows), rows)
+	}
+	r := rows[0]
+	if r.Compiler != "clang-16" || r.SrcCompiler != "gcc-12" || r.Verdict != "equivalent" || !r.ProofVerified {
+		t.Errorf("row: compiler %q src_compiler %q verdict %s verified %v, want clang-16, gcc-12, a verified proof", r.Compiler, r.SrcCompiler, r.Verdict, r.ProofVerified)
+	}
+	if !strings.Contains(filepath.Base(r.SrcFile), "gcc-12.O0") || !strings.Contains(filepath.Base(r.DstFile), "clang-16.O2") {
+		t.Errorf("files %s, %s: want gcc-12's -O0 object against clang-16's -O2", r.SrcFile, r.DstFile)
+	}
+	if code, stdout, errOut := eqc("report", out); code != 0 || !strings.Contains(stdout, "gcc-12→clang-16") {
+		t.Errorf("eqc report exited %d, want the pair labelled gcc-12→clang-16:\n%s%s", code, stdout, errOut)
+	}
+	// clang-16 against itself is another check, not one already done.
+	same := []string{"sweep", "--suite", suite, "--cc", "clang-16", "--opt", "O2", "--timeout", "30s", "--out", out}
+	if code, stdout, _ := runEQC(t, same...); code != 0 || !strings.Contains(stdout, "0 already done, 1 run now") {
+		t.Errorf("same-compiler sweep: exit %d\n%s", code, stdout)
+	}
+	if got := readRows(t, out); len(got) != 2 || got[0].SrcCompiler == got[1].SrcCompiler {
+		t.Errorf("%d rows after the same-compiler sweep, want 2 with different source compilers", len(got))
+	}
+}
+
 // TestSweepKilledThenResumed kills a sweep outright, then interrupts one
 // with SIGINT, then resumes: every check ends with exactly one row.
 func TestSweepKilledThenResumed(t *testing.T) {
