@@ -92,9 +92,8 @@ func (l *lifter) idiom(cs CallSite) idiomKind {
 
 // idiomLoop adds the loop that stands for the call (or tail jump) at in,
 // entered from node from on path p (under cond, when not NoTerm), and
-// returns its head
-// and the path out of it, past the call: the state after the function
-// returns, for the caller to go on from.
+// returns its head and the path out of it, past the call: the state after
+// the function returns, for the caller to go on from.
 func (l *lifter) idiomLoop(from ir.NodeID, p *path, in *Instruction, kind idiomKind, cond ir.Term, tail bool) (ir.NodeID, *path) {
 	b, s := l.b, p.s
 	d, src, n := s.GPR[RDI], s.GPR[RSI], s.GPR[RDX]
@@ -109,50 +108,46 @@ func (l *lifter) idiomLoop(from ir.NodeID, p *path, in *Instruction, kind idiomK
 		// caller finds something else below its stack pointer after.
 		s.Mem = b.Store(s.Mem, b.Sub(s.GPR[RSP], b.Const(64, 8)), 8, s.Fresh(b, ir.BVSort(64)))
 	}
-	h := l.g.AddNode(in.Addr, ir.NodeLoopHead)
-	l.emit(from, p, h, cond, "")
-
-	// The loop's one pass, from h's variables: rdi and rsi point at the
-	// chunk, rdx counts the bytes left, rax is where the destination
-	// starts.
-	body := &path{s: l.base.Clone(), cond: b.True(), fault: b.False()}
-	bs := body.s
-	w, r, left, d0 := bs.GPR[RDI], bs.GPR[RSI], bs.GPR[RDX], bs.GPR[RAX]
-	sz := b.Const(64, stride)
-	var v ir.Term
-	switch kind {
-	case idiomSet:
-		byteVal := b.Extract(r, 7, 0)
-		v = byteVal
-		for k := uint64(1); k < stride; k++ {
-			v = b.Concat(v, byteVal)
+	// One pass: rdi and rsi point at the chunk, rdx counts the bytes
+	// left, rax is where the destination starts.
+	h, out := l.loopAt(from, p, in, cond, func(body *path) ir.Term {
+		bs := body.s
+		w, r, left, d0 := bs.GPR[RDI], bs.GPR[RSI], bs.GPR[RDX], bs.GPR[RAX]
+		sz := b.Const(64, stride)
+		var v ir.Term
+		switch kind {
+		case idiomSet:
+			byteVal := b.Extract(r, 7, 0)
+			v = byteVal
+			for k := uint64(1); k < stride; k++ {
+				v = b.Concat(v, byteVal)
+			}
+		case idiomCopy:
+			// The regions overlap (undefined behaviour) iff some pass's
+			// chunk meets what the other region has covered so far:
+			// the written chunk the bytes read, or the read chunk the
+			// bytes written (a byte x = d+a = s+c is met in the pass of
+			// max(a, c)).
+			done := b.Sub(w, d0)
+			covered := b.Add(done, sz)
+			l.addFault(body, b.Or(meets(b, w, sz, b.Sub(r, done), covered), meets(b, r, sz, d0, covered)))
+		case idiomMove:
+			// A forward copy is memmove only while no chunk written
+			// holds a byte still to be read; otherwise (a destination
+			// just above the source) the copy must run backwards: not
+			// modelled.
+			l.addFault(body, meets(b, w, sz, b.Add(r, sz), b.Sub(left, sz)))
 		}
-	case idiomCopy:
-		// The regions overlap (undefined behaviour) iff some pass's
-		// chunk meets what the other region has covered so far: the
-		// written chunk the bytes read, or the read chunk the bytes
-		// written (a byte x = d+a = s+c is met in the pass of max(a, c)).
-		done := b.Sub(w, d0)
-		covered := b.Add(done, sz)
-		l.addFault(body, b.Or(meets(b, w, sz, b.Sub(r, done), covered), meets(b, r, sz, d0, covered)))
-	case idiomMove:
-		// A forward copy is memmove only while no chunk written holds a
-		// byte still to be read; otherwise (a destination just above
-		// the source) the copy must run backwards: not modelled.
-		l.addFault(body, meets(b, w, sz, b.Add(r, sz), b.Sub(left, sz)))
-	}
-	if kind != idiomSet {
-		v = b.Select(bs.Mem, r, uint32(stride))
-		bs.GPR[RSI] = b.Add(r, sz)
-	}
-	bs.Mem = b.Store(bs.Mem, w, uint32(stride), v)
-	bs.GPR[RDI] = b.Add(w, sz)
-	bs.GPR[RDX] = b.Sub(left, sz)
-	done := b.Eq(left, b.Const(64, 0))
-	l.emit(h, body, h, b.Not(done), "")
-
+		if kind != idiomSet {
+			v = b.Select(bs.Mem, r, uint32(stride))
+			bs.GPR[RSI] = b.Add(r, sz)
+		}
+		bs.Mem = b.Store(bs.Mem, w, uint32(stride), v)
+		bs.GPR[RDI] = b.Add(w, sz)
+		bs.GPR[RDX] = b.Sub(left, sz)
+		return b.Eq(left, b.Const(64, 0))
+	})
 	// The return: what any call leaves (call in tfg.go), rax kept.
-	out := &path{s: l.base.Clone(), cond: done, fault: b.False()}
 	os := out.s
 	for _, r := range callerSaved {
 		os.GPR[r] = os.Fresh(b, ir.BVSort(64))
@@ -164,6 +159,21 @@ func (l *lifter) idiomLoop(from ir.NodeID, p *path, in *Instruction, kind idiomK
 		os.SetFlag(f, os.Fresh(b, ir.BoolSort))
 	}
 	return h, out
+}
+
+// loopAt adds a loop head at in, entered from node from on path p (under
+// cond, when not NoTerm), with one edge back to itself: pass makes the
+// pass on a path from the head's variables and returns the condition,
+// over them, under which the loop is left instead. It returns the head and
+// the path out of it.
+func (l *lifter) loopAt(from ir.NodeID, p *path, in *Instruction, cond ir.Term, pass func(body *path) ir.Term) (ir.NodeID, *path) {
+	b := l.b
+	h := l.g.AddNode(in.Addr, ir.NodeLoopHead)
+	l.emit(from, p, h, cond, "")
+	body := &path{s: l.base.Clone(), cond: b.True(), fault: b.False()}
+	done := pass(body)
+	l.emit(h, body, h, b.Not(done), "")
+	return h, &path{s: l.base.Clone(), cond: done, fault: b.False()}
 }
 
 // meets says whether the byte ranges [a, a+la) and [c, c+lc) share a byte
@@ -256,23 +266,20 @@ func isRepString(in *Instruction) (mov bool, n uint32, ok bool) {
 // the instruction.
 func (l *lifter) repLoop(from ir.NodeID, p *path, in *Instruction, mov bool, n uint32) (ir.NodeID, *path) {
 	b := l.b
-	h := l.g.AddNode(in.Addr, ir.NodeLoopHead)
-	l.emit(from, p, h, ir.NoTerm, "")
-	body := &path{s: l.base.Clone(), cond: b.True(), fault: b.False()}
-	s := body.s
-	step := b.Const(64, uint64(n))
-	var v ir.Term
-	if mov {
-		v = b.Select(s.Mem, s.GPR[RSI], n)
-		s.GPR[RSI] = b.Add(s.GPR[RSI], step)
-	} else {
-		acc, _ := accRegs(8 * n)
-		v = s.Reg(b, acc)
-	}
-	s.Mem = b.Store(s.Mem, s.GPR[RDI], n, v)
-	s.GPR[RDI] = b.Add(s.GPR[RDI], step)
-	s.GPR[RCX] = b.Sub(s.GPR[RCX], b.Const(64, 1))
-	done := b.Eq(l.base.GPR[RCX], b.Const(64, 0))
-	l.emit(h, body, h, b.Not(done), "")
-	return h, &path{s: l.base.Clone(), cond: done, fault: b.False()}
+	return l.loopAt(from, p, in, ir.NoTerm, func(body *path) ir.Term {
+		s := body.s
+		step := b.Const(64, uint64(n))
+		var v ir.Term
+		if mov {
+			v = b.Select(s.Mem, s.GPR[RSI], n)
+			s.GPR[RSI] = b.Add(s.GPR[RSI], step)
+		} else {
+			acc, _ := accRegs(8 * n)
+			v = s.Reg(b, acc)
+		}
+		s.Mem = b.Store(s.Mem, s.GPR[RDI], n, v)
+		s.GPR[RDI] = b.Add(s.GPR[RDI], step)
+		s.GPR[RCX] = b.Sub(s.GPR[RCX], b.Const(64, 1))
+		return b.Eq(l.base.GPR[RCX], b.Const(64, 0))
+	})
 }
