@@ -45,9 +45,9 @@ const (
 	idiomMove                      // memmove(d, s, n)
 )
 
-// IdiomCallees are the library functions a call to which may be lifted
+// idiomCallees are the library functions a call to which may be lifted
 // as a loop.
-var IdiomCallees = map[string]idiomKind{"memset": idiomSet, "memcpy": idiomCopy, "memmove": idiomMove}
+var idiomCallees = map[string]idiomKind{"memset": idiomSet, "memcpy": idiomCopy, "memmove": idiomMove}
 
 // pairIdioms are the idiom callees src and dst call a different number of
 // times (tail jumps counted), when neither file defines them.
@@ -63,7 +63,7 @@ func pairIdioms(srcFile *File, src *Function, dstFile *File, dst *Function) map[
 	}
 	cs, cd := count(src), count(dst)
 	out := map[string]bool{}
-	for name := range IdiomCallees {
+	for name := range idiomCallees {
 		if cs[name] == cd[name] {
 			continue
 		}
@@ -87,7 +87,7 @@ func (l *lifter) idiom(cs CallSite) idiomKind {
 	if !l.callees.Idioms[name] {
 		return 0
 	}
-	return IdiomCallees[name]
+	return idiomCallees[name]
 }
 
 // idiomLoop adds the loop that stands for the call (or tail jump) at in,

@@ -232,7 +232,7 @@ func (pr *Product) entryTerms() []ir.Term {
 func (pr *Product) learnedEntryTerms() []ir.Term {
 	p := pr.p
 	out := []ir.Term{pr.rsp0}
-	narrow, nparams := p.NarrowArgs()
+	_, nparams := p.NarrowArgs()
 	for i, r := range x86.CalleeArgRegs {
 		if i < nparams {
 			out = append(out, p.SrcVar(x86.StateGPR0+r))
@@ -244,7 +244,7 @@ func (pr *Product) learnedEntryTerms() []ir.Term {
 	// their own the kernel finds from any number of rows.
 	bits := p.ArgBits()
 	for i, r := range x86.CalleeArgRegs {
-		if i < nparams && narrow[i] && bits[i] > 0 {
+		if i < nparams && bits[i] > 0 {
 			out = append(out, pr.simp.Simplify(p.B.Extract(p.SrcVar(x86.StateGPR0+r), bits[i]-1, 0)))
 		}
 	}
