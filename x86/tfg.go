@@ -257,11 +257,7 @@ func (l *lifter) liftPath(from ir.NodeID, blk *Block, i int, p *path, atNode boo
 		}
 		if cs, ok := l.calls[j]; ok && !cs.Tail && l.idiom(cs) != 0 {
 			h, q := l.idiomLoop(from, p, in, l.idiom(cs), ir.NoTerm, false)
-			if j == last {
-				l.endBlock(h, blk, q, Effect{Kind: FlowNext})
-				return
-			}
-			l.liftPath(h, blk, j+1, q, true)
+			l.liftAfter(h, blk, j, q)
 			return
 		}
 		if cs, ok := l.calls[j]; ok && !cs.Tail {
@@ -283,11 +279,7 @@ func (l *lifter) liftPath(from ir.NodeID, blk *Block, i int, p *path, atNode boo
 		if mov, n, ok := isRepString(in); ok {
 			if _, fixed := constOf(b, p.s.GPR[RCX]); !fixed {
 				h, q := l.repLoop(from, p, in, mov, n)
-				if j == last {
-					l.endBlock(h, blk, q, Effect{Kind: FlowNext})
-					return
-				}
-				l.liftPath(h, blk, j+1, q, true)
+				l.liftAfter(h, blk, j, q)
 				return
 			}
 		}
@@ -330,6 +322,16 @@ func (l *lifter) liftPath(from ir.NodeID, blk *Block, i int, p *path, atNode boo
 			return
 		}
 	}
+}
+
+// liftAfter goes on from a loop head h that instruction j of blk became
+// (idioms.go), on path q out of it, with the instructions after j.
+func (l *lifter) liftAfter(h ir.NodeID, blk *Block, j int, q *path) {
+	if j == blk.First+blk.Len-1 {
+		l.endBlock(h, blk, q, Effect{Kind: FlowNext})
+		return
+	}
+	l.liftPath(h, blk, j+1, q, true)
 }
 
 // endBlock adds the edges out of blk's end, as its CFG edges say, with the
