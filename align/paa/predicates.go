@@ -129,7 +129,7 @@ func (ps *search) baseValue(b predicateBase, cr *pair.CoRun, j int) uint64 {
 func (ps *search) predicateBases() []predicateBase {
 	p := ps.p
 	out := []predicateBase{{}}
-	_, nparams := p.NarrowArgs()
+	_, nparams := p.ArgBits()
 	for _, plus := range []bool{true, false} {
 		for _, r := range x86.CalleeArgRegs[:min(nparams, len(x86.CalleeArgRegs))] {
 			out = append(out, predicateBase{name: "entry." + x86.GPRNames[r], reg: r, plus: plus})

@@ -232,7 +232,7 @@ func (pr *Product) entryTerms() []ir.Term {
 func (pr *Product) learnedEntryTerms() []ir.Term {
 	p := pr.p
 	out := []ir.Term{pr.rsp0}
-	_, nparams := p.NarrowArgs()
+	bits, nparams := p.ArgBits()
 	for i, r := range x86.CalleeArgRegs {
 		if i < nparams {
 			out = append(out, p.SrcVar(x86.StateGPR0+r))
@@ -242,7 +242,6 @@ func (pr *Product) learnedEntryTerms() []ir.Term {
 	// upper part is garbage, so the -O0 frame's copy (int n spilled from
 	// edi, char c from dl) equals only its low bits, which as a column of
 	// their own the kernel finds from any number of rows.
-	bits := p.ArgBits()
 	for i, r := range x86.CalleeArgRegs {
 		if i < nparams && bits[i] > 0 {
 			out = append(out, pr.simp.Simplify(p.B.Extract(p.SrcVar(x86.StateGPR0+r), bits[i]-1, 0)))

@@ -232,32 +232,20 @@ func (p *Pair) boundConstants() []uint64 {
 	return out
 }
 
-// NarrowArgs reports, per integer argument register, whether the source's
-// DWARF signature passes a parameter narrower than 8 bytes in it (an int:
-// the register's upper half is undefined), and how many registers carry
-// parameters (all of them when there is no signature, or one too
-// complicated to follow).
-func (p *Pair) NarrowArgs() ([]bool, int) {
+// ArgBits reports, per integer argument register, the bits of the
+// parameter the source's DWARF signature passes in it when that is
+// narrower than the register (32 for an int, 8 for a char: the bits above
+// are undefined), else 0; and how many registers carry parameters (all of
+// them when there is no signature, or one too complicated to follow).
+func (p *Pair) ArgBits() ([]uint32, int) {
 	regs, n := p.registerParams()
-	narrow := make([]bool, len(regs))
-	for i, r := range regs {
-		narrow[i] = r.Narrow
-	}
-	return narrow, n
-}
-
-// ArgBits is, per integer argument register, the bits of the source's
-// parameter in it when it is narrower than the register (32 for an int,
-// 8 for a char), else 0.
-func (p *Pair) ArgBits() []uint32 {
-	regs, _ := p.registerParams()
 	out := make([]uint32, len(regs))
 	for i, r := range regs {
 		if r.Narrow {
 			out[i] = uint32(8 * r.Size)
 		}
 	}
-	return out
+	return out, n
 }
 
 // registerParams is what the source's DWARF signature passes in each
