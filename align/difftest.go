@@ -343,13 +343,18 @@ func globalElem(p *pair.Pair, sym string) inputs.Elem {
 }
 
 // terminate makes input k's string in a char buffer, placed as inputs'
-// strings are (inputs.StringStart, inputs.StringLen), 8 to 31 bytes long
-// with no NUL before its end; in odd inputs the 8 bytes after the NUL are
-// not NULs either (a loop that misses the NUL runs on). The fill pattern
-// is kept elsewhere. It returns the start's offset.
+// strings are (inputs.StringStart, inputs.StringLen), 0 to 23 bytes long
+// with no NUL before its end: shorter than a word in every third input
+// (1, 7 and 5 bytes), and empty in the input whose integer arguments are
+// zero; in odd inputs the 8 bytes after the NUL are not NULs either (a
+// loop that misses the NUL runs on). The fill pattern is kept elsewhere.
+// It returns the start's offset.
 func terminate(data []byte, k int) uint64 {
 	start := inputs.StringStart(k)
-	end := start + inputs.StringLen(k, start, uint64(8+8*(k%3)))
+	end := start + inputs.StringLen(k, start, uint64(8*(k%3)))
+	if k < len(inputs.Plan) && inputs.Plan[k].Arg == inputs.ArgZero {
+		end = start
+	}
 	last := end
 	if k%2 == 1 {
 		last = end + 8

@@ -21,13 +21,14 @@ import (
 // builtinFiles holds the sources of the built-in suites so that the eqc
 // binary can build them outside the repository.
 //
-//go:embed tsvc/*.c tsvc/*.h tsvc/suite.txt corpus/*.c
+//go:embed tsvc/*.c tsvc/*.h tsvc/suite.txt corpus/*.c kernels/*.c kernels/suite.txt
 var builtinFiles embed.FS
 
 // builtinSuites maps a built-in suite's name to its directory in builtinFiles.
 var builtinSuites = map[string]string{
-	"tsvc":   "tsvc",
-	"corpus": "corpus",
+	"tsvc":    "tsvc",
+	"corpus":  "corpus",
+	"kernels": "kernels",
 }
 
 // Suite is a benchmark suite as data: C sources compiled one object each,
@@ -83,7 +84,9 @@ func BuiltinNames() []string {
 }
 
 // Builtin returns a fresh copy of a built-in suite: "tsvc" (the 28 TSVC
-// kernels) or "corpus" (small real C programs for lifter measurement).
+// kernels), "corpus" (small real C programs for lifter measurement) or
+// "kernels" (loop kernels over pointer-and-length arrays, the shape
+// ordinary code has).
 // Its Dir is empty until Prepare or Build writes its sources out.
 func Builtin(name string) (*Suite, error) {
 	dir, ok := builtinSuites[name]

@@ -41,6 +41,48 @@ func TestBuiltinTSVC(t *testing.T) {
 	}
 }
 
+// TestBuiltinKernels builds the kernels suite with both compilers at -O0
+// and checks that each object defines a global function for every
+// non-static function definition of its source: the suite checks them
+// all.
+func TestBuiltinKernels(t *testing.T) {
+	s, err := Builtin("kernels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Functions) != 0 || len(s.Sources) < 4 {
+		t.Fatalf("kernels: functions %v, sources %v: want every function of several sources", s.Functions, s.Sources)
+	}
+	s.Matrix.Opts = []Opt{{Level: "O0"}}
+	if err := s.Prepare(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := CompileAll(context.Background(), s.Jobs(), t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, o := range objs {
+		fns, err := GlobalFunctions(o.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := os.ReadFile(o.Source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fn := range fns {
+			if !strings.Contains(string(src), " "+fn+"(") {
+				t.Errorf("%s: %s is not defined in its source", o.Path, fn)
+			}
+		}
+		total += len(fns)
+	}
+	if want := 2 * 29; total != want {
+		t.Errorf("%d functions over both compilers, want %d", total, want)
+	}
+}
+
 func TestPrepareIsStable(t *testing.T) {
 	dir := t.TempDir()
 	first, _ := Builtin("tsvc")

@@ -154,6 +154,7 @@ type RegisterParam struct {
 	Size    int  // the parameter's bytes (8 for a pointer)
 	Pointer bool
 	String  bool // a char pointer
+	Elem    Elem // Pointer: the pointee
 }
 
 // RegisterParams walks the signature over the six integer argument
@@ -174,7 +175,7 @@ func RegisterParams(sig *x86.FuncDebug) ([]RegisterParam, int) {
 			return out, len(out)
 		}
 		if n < len(out) {
-			out[n] = RegisterParam{Narrow: p.Kind == Int && p.Size > 0 && p.Size < 8, Size: p.Size, Pointer: p.Kind == Pointer, String: p.Elem.Char}
+			out[n] = RegisterParam{Narrow: p.Kind == Int && p.Size > 0 && p.Size < 8, Size: p.Size, Pointer: p.Kind == Pointer, String: p.Elem.Char, Elem: p.Elem}
 		}
 		n++
 	}

@@ -52,7 +52,7 @@
 // blocks. Calls do not end blocks; they are recorded as CallSites with their
 // callee. The lift ends a call to a callee that never returns (exit, abort,
 // a function declared noreturn: noreturn.go) at the halt node, and lifts a
-// call of memset, memcpy or memmove that a pair makes a different number of
+// call of memset, memcpy, memmove or strlen that a pair makes a different number of
 // times on its two sides as the library's loop, a new loop head at the
 // call (idioms.go: one side loops where the other calls). Jumps and
 // conditional branches to addresses outside the function

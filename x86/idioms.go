@@ -43,11 +43,12 @@ const (
 	idiomSet  idiomKind = iota + 1 // memset(d, c, n)
 	idiomCopy                      // memcpy(d, s, n): the regions do not overlap
 	idiomMove                      // memmove(d, s, n)
+	idiomLen                       // strlen(s)
 )
 
 // idiomCallees are the library functions a call to which may be lifted
 // as a loop.
-var idiomCallees = map[string]idiomKind{"memset": idiomSet, "memcpy": idiomCopy, "memmove": idiomMove}
+var idiomCallees = map[string]idiomKind{"memset": idiomSet, "memcpy": idiomCopy, "memmove": idiomMove, "strlen": idiomLen}
 
 // pairIdioms are the idiom callees src and dst call a different number of
 // times (tail jumps counted), when neither file defines them.
@@ -96,17 +97,20 @@ func (l *lifter) idiom(cs CallSite) idiomKind {
 // the function returns, for the caller to go on from.
 func (l *lifter) idiomLoop(from ir.NodeID, p *path, in *Instruction, kind idiomKind, cond ir.Term, tail bool) (ir.NodeID, *path) {
 	b, s := l.b, p.s
+	if !tail {
+		// A call (not a tail jump) pushes its return address: the
+		// caller finds something else below its stack pointer after.
+		s.Mem = b.Store(s.Mem, b.Sub(s.GPR[RSP], b.Const(64, 8)), 8, s.Fresh(b, ir.BVSort(64)))
+	}
+	if kind == idiomLen {
+		return l.strlenLoop(from, p, in, cond)
+	}
 	d, src, n := s.GPR[RDI], s.GPR[RSI], s.GPR[RDX]
 	stride := uint64(1) << min(3, trailingZeros(b, n))
 	s.GPR[RAX] = d
 	if kind == idiomSet {
 		// memset stores c converted to unsigned char.
 		s.GPR[RSI] = b.ZeroExt(b.Extract(src, 7, 0), 56)
-	}
-	if !tail {
-		// A call (not a tail jump) pushes its return address: the
-		// caller finds something else below its stack pointer after.
-		s.Mem = b.Store(s.Mem, b.Sub(s.GPR[RSP], b.Const(64, 8)), 8, s.Fresh(b, ir.BVSort(64)))
 	}
 	// One pass: rdi and rsi point at the chunk, rdx counts the bytes
 	// left, rax is where the destination starts.
@@ -147,8 +151,35 @@ func (l *lifter) idiomLoop(from ir.NodeID, p *path, in *Instruction, kind idiomK
 		bs.GPR[RDX] = b.Sub(left, sz)
 		return b.Eq(left, b.Const(64, 0))
 	})
-	// The return: what any call leaves (call in tfg.go), rax kept.
-	os := out.s
+	l.idiomReturn(out)
+	return h, out
+}
+
+// strlenLoop is strlen's loop, entered with rax := 0 (the count):
+//
+//	H:  while M[rdi + rax, 1] ≠ 0 { rax += 1 }
+//
+// one byte a pass, like a source's while (s[n]) n++, which gcc turns into
+// strlen. Reading past the string's end is the source's fault as much as
+// the library's: the model reads only up to the NUL, as the standard
+// specifies.
+func (l *lifter) strlenLoop(from ir.NodeID, p *path, in *Instruction, cond ir.Term) (ir.NodeID, *path) {
+	b := l.b
+	p.s.GPR[RAX] = b.Const(64, 0)
+	h, out := l.loopAt(from, p, in, cond, func(body *path) ir.Term {
+		bs := body.s
+		bs.GPR[RAX] = b.Add(bs.GPR[RAX], b.Const(64, 1))
+		hs := l.base
+		return b.Eq(b.Select(hs.Mem, b.Add(hs.GPR[RDI], hs.GPR[RAX]), 1), b.Const(8, 0))
+	})
+	l.idiomReturn(out)
+	return h, out
+}
+
+// idiomReturn gives the path out of an idiom's loop what any call leaves
+// (call in tfg.go), rax kept.
+func (l *lifter) idiomReturn(out *path) {
+	b, os := l.b, out.s
 	for _, r := range callerSaved {
 		os.GPR[r] = os.Fresh(b, ir.BVSort(64))
 	}
@@ -158,7 +189,6 @@ func (l *lifter) idiomLoop(from ir.NodeID, p *path, in *Instruction, kind idiomK
 	for f := Flag(0); f < numFlags; f++ {
 		os.SetFlag(f, os.Fresh(b, ir.BoolSort))
 	}
-	return h, out
 }
 
 // loopAt adds a loop head at in, entered from node from on path p (under

@@ -202,7 +202,7 @@ type sweepFlags struct {
 
 func defineSweepFlags(fs *flag.FlagSet) *sweepFlags {
 	f := &sweepFlags{ub: &specList{}}
-	f.suite = fs.String("suite", "", "built-in suite name (tsvc, corpus), spec (every recipe), a recipe's program (bzip2, lua, ...), or a suite directory")
+	f.suite = fs.String("suite", "", "built-in suite name (tsvc, corpus, kernels), spec (every recipe), a recipe's program (bzip2, lua, ...), or a suite directory")
 	f.cc = fs.String("cc", "", "comma-separated compilers (default: the suite's, gcc-12,clang-16)")
 	f.opt = fs.String("opt", "O3", "comma-separated target optimization settings (O3, O2+sse4.2, O2+fwrapv, O2+fno-strict-aliasing, ...)")
 	f.srcOpt = fs.String("src-opt", "O0", "optimization setting of the source side")

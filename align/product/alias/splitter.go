@@ -71,6 +71,9 @@ type Splitter struct {
 	samples *Samples
 	guided  bool
 	guard   ir.Term // of the ite arm selectThrough is in; NoTerm at the top
+	depth   int     // how many ite arms selectThrough is in
+	// unguarded memoizes the reads below maxGuardedItes ites.
+	unguarded map[selectKey]unguardedRead
 }
 
 // NewSplitter returns a splitter that records its facts in facts. With
@@ -287,6 +290,9 @@ func (s *Splitter) selectThrough(m, a ir.Term, n uint32) ir.Term {
 		break
 	}
 	if b.Op(m) == ir.OpIte {
+		if s.depth >= maxGuardedItes {
+			return s.selectUnguarded(m, a, n)
+		}
 		c, outer := b.Arg(m, 0), s.guard
 		and := func(t ir.Term) ir.Term {
 			if outer == ir.NoTerm {
@@ -294,14 +300,72 @@ func (s *Splitter) selectThrough(m, a ir.Term, n uint32) ir.Term {
 			}
 			return b.And(outer, t)
 		}
+		s.depth++
 		s.guard = and(c)
 		then := s.selectThrough(b.Arg(m, 1), a, n)
 		s.guard = and(b.Not(c))
 		els := s.selectThrough(b.Arg(m, 2), a, n)
-		s.guard = outer
+		s.guard, s.depth = outer, s.depth-1
 		return b.Ite(c, then, els)
 	}
 	return b.Select(m, a, n)
+}
+
+// maxGuardedItes is how many ite memories deep selectThrough guards the
+// facts it records by the arms it is in. A source loop whose body stores
+// conditionally (an -O0 counter bumped under an if) makes its path set's
+// memory a chain of ites, one per pass, and a read after it meets every
+// combination of arms: 2^passes walks, each building its guards (countz
+// with eight passes went past 4 GB).
+const maxGuardedItes = 4
+
+// selectUnguarded is selectThrough at an ite memory maxGuardedItes deep:
+// it records the facts of the reads in the ite's arms guarded only by the
+// arms above (s.guard), not by the ite's own, which asks more of the
+// caller's proof than fully guarded facts would but never less, so that
+// one walk of each memory serves every way of reaching it.
+func (s *Splitter) selectUnguarded(m, a ir.Term, n uint32) ir.Term {
+	key := selectKey{m, a, n}
+	r, ok := s.unguarded[key]
+	if !ok {
+		b := s.b
+		outer, cur := s.guard, s.cur
+		s.guard, s.cur = ir.NoTerm, nil
+		then := s.selectThrough(b.Arg(m, 1), a, n)
+		els := s.selectThrough(b.Arg(m, 2), a, n)
+		// Both arms may hand up the facts of one memory below: once each.
+		var facts []Fact
+		seen := map[Fact]bool{}
+		for _, f := range s.cur {
+			if !seen[f] {
+				seen[f] = true
+				facts = append(facts, f)
+			}
+		}
+		r = unguardedRead{b.Ite(b.Arg(m, 0), then, els), facts}
+		s.guard, s.cur = outer, cur
+		if s.unguarded == nil {
+			s.unguarded = map[selectKey]unguardedRead{}
+		}
+		s.unguarded[key] = r
+	}
+	for _, f := range r.facts {
+		f.Guard = s.guard // the arms' facts, guarded by the arms above
+		s.cur = append(s.cur, f)
+	}
+	return r.t
+}
+
+// selectKey is a read of n bytes at a from m.
+type selectKey struct {
+	m, a ir.Term
+	n    uint32
+}
+
+// unguardedRead is selectUnguarded's result for one read and its facts.
+type unguardedRead struct {
+	t     ir.Term
+	facts []Fact
 }
 
 // Guarded is a term whose value matters only where guard holds (ir.NoTerm:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"math/rand"
 	"sort"
 	"strings"
 
@@ -162,17 +163,69 @@ func (p *Pair) newCoRun(k int) *CoRun {
 	// string parameter points to a string of the length it gives.
 	regs, nparams := p.registerParams()
 	consts := p.boundConstants()
+	arrays := 0 // pointer parameters placed so far
 	for i, r := range x86.CalleeArgRegs {
 		a := inputs.CoArg(k, i, regs[i], nparams, consts, env.hash)
-		if regs[i].String && i < nparams {
+		switch {
+		case i >= nparams:
+		case regs[i].String:
 			var s []byte
 			a, s = placeString(env, k, i, a)
 			mem = mem.With(a, s)
-			st[x86.StateMem] = ir.MemValue(mem)
+		case regs[i].Pointer:
+			lo, data := placeArray(env, k, i, arrays, regs[i].Elem)
+			mem = mem.With(lo, data)
+			a = lo + arraySlack
+			arrays++
 		}
 		st[x86.StateGPR0+r] = ir.BVValue(ir.NewBV(64, a))
 	}
+	st[x86.StateMem] = ir.MemValue(mem)
 	return &CoRun{env: env, Globals: env.globals, Entry: st, RSP0: rsp0}
+}
+
+// Pointer parameters (not strings) point into arrays of their own, as a
+// caller's do: arrayBytes bytes from arraySlack before the pointer (a
+// stencil reads a[i-1]), at an alignment that varies with the run (a
+// vectorized loop peels to its alignment), filled with the run's kind of
+// elements at the pointee's width: random values mostly, small ones
+// (-3..3: zeros and ties, which a count of zeros or a maximum needs) in
+// runs 1, 4 and 7, zeros in ZeroRun. Runs used to leave pointers small
+// integers over a memory of one repeated byte: every element equal, and
+// every two arrays overlapping.
+//
+// In overlapRun the pointers share one array instead, each one
+// arrayOverlap bytes past the next parameter's: a loop versioned on
+// whether its arrays overlap takes its scalar fallback there, over as
+// many elements as run 6's length gives, which no other run does.
+const (
+	arrayBytes   = 1024
+	arraySlack   = 64
+	arrayOverlap = 8
+	overlapRun   = 6
+)
+
+// placeArray returns the lowest address and the bytes of the array
+// co-execution k gives pointer parameter i, the nth pointer parameter,
+// whose pointee is e. The pointer is arraySlack past the address.
+func placeArray(env *hashEnv, k, i, nth int, e inputs.Elem) (uint64, []byte) {
+	align := uint64(4)
+	if e.Unit() >= 8 {
+		align = 8
+	}
+	lo := uint64(0x6000_0000_0000) + uint64(i)<<32 + (env.hash("array.align", uint64(i))%8)*align
+	if k == overlapRun {
+		lo = 0x6000_0000_0000 + uint64(5-nth)*arrayOverlap
+	}
+	fill := inputs.FillRandom
+	switch {
+	case k == inputs.ZeroRun:
+		fill = inputs.FillZero
+	case k%3 == 1:
+		fill = inputs.FillSmall
+	}
+	rng := rand.New(rand.NewSource(int64(env.hash("array", uint64(i)))))
+	return lo, inputs.Fill(rng, arraySlack+arrayBytes, e, fill)
 }
 
 // maxStringLen bounds the strings co-executions pass: long enough for a

@@ -1,4 +1,5 @@
-/* Loops that compilers turn into calls of memset, memcpy and memmove:
+/* Loops that compilers turn into calls of memset, memcpy, memmove and
+   strlen:
    one side loops where the other calls. eqc lifts such calls as the loops
    the C library's functions are (x86/idioms.go), so the source's loop
    pairs with the library's, a chunk of the length's known alignment per
@@ -74,4 +75,12 @@ void both(int n)
 	memset(b, 0, sizeof b);
 	for (int i = 0; i < n; i++)
 		c[i] = 0;
+}
+
+unsigned long count(const char *s)
+{
+	unsigned long len = 0;
+	while (s[len])
+		len++;
+	return len;
 }

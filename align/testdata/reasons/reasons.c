@@ -13,8 +13,7 @@ long rare(long n, const long *a, long m)
 }
 
 /* One sum in two orders: the counters run opposite ways, so no
-   c1*v1 - c2*v2 = k relates them, with or without a base (clang-16;
-   gcc-12's loop offers another predicate, which the proof refutes). */
+   c1*v1 - c2*v2 = k relates them, with or without a base. */
 int sum_up(const int *a, long n)
 {
 	int s = 0;
