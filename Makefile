@@ -16,7 +16,7 @@ APT_PACKAGES := gcc clang-16 libz3-dev z3 cvc5 boolector csmith libcsmith-dev bi
 	llvm-16-dev make tcl xz-utils graphviz slurm-wlm munge \
 	jupyter-nbconvert python3-nbclient python3-ipykernel python3-pandas python3-matplotlib
 
-.PHONY: all deps build vet test bench fuzz tsvc tsvc-all spec ablation notebooks clean
+.PHONY: all deps build vet test bench fuzz tsvc tsvc-all kernels spec ablation notebooks clean
 
 all: build
 
@@ -65,6 +65,13 @@ tsvc: build
 
 tsvc-all: build
 	VARIANT=fixed,param ./scripts/tsvc.sh
+
+# The loop kernels in the shape ordinary code has them (bench/kernels:
+# arrays by pointer and length, early exits, loop nests), both compilers,
+# -O0 against -O3; TIMEOUT= per check (default 60s), JOBS= checks at once.
+kernels: build
+	bin/eqc sweep --suite kernels --opt O3 --timeout $${TIMEOUT:-60s} --jobs $${JOBS:-0} --out results/kernels; \
+	status=$$?; [ $$status -le 2 ] || exit $$status; bin/eqc report results/kernels
 
 # The open SPEC-like suite (bench/spec): fetch the programs' sources from
 # Debian, build, sweep a sample (SAMPLE= per program; FULL=1 for all) and

@@ -86,6 +86,7 @@ var ruleSet = map[Op][]Rule{
 		{"fold", fold},
 		{"x/1", rightIs(BV.IsOne, returnArg0)},
 		{"x/0", rightIs(BV.IsZero, returnOnes)}, // SMT-LIB: all ones
+		{"zext/zext", udivZeroExts},             // zext(x, k) / zext(y, k) → ite(y = 0, ~0, zext(x / y, k))
 	},
 	OpSDiv: {
 		{"fold", fold},
@@ -96,6 +97,7 @@ var ruleSet = map[Op][]Rule{
 		{"fold", fold},
 		{"x%1", rightIs(BV.IsOne, returnZero)},
 		{"x%0", rightIs(BV.IsZero, returnArg0)}, // SMT-LIB: x
+		{"zext%zext", uremZeroExts},             // zext(x, k) % zext(y, k) → zext(x % y, k)
 	},
 	OpSRem: {
 		{"fold", fold},
@@ -738,6 +740,46 @@ func concatAdjacentSelects(s *Simplifier, t Term) Term {
 		return NoTerm
 	}
 	return s.raw(OpSelect, nl+nh, 0, b.Arg(lo, 0), b.Arg(lo, 1))
+}
+
+// zeroExtPair returns x and y when t's arguments are zext(x, k) and
+// zext(y, k) for one k.
+func (s *Simplifier) zeroExtPair(t Term) (x, y Term, k uint32, ok bool) {
+	a, c := s.args2(t)
+	b := s.b
+	if b.Op(a) != OpZeroExt || b.Op(c) != OpZeroExt {
+		return NoTerm, NoTerm, 0, false
+	}
+	x, y = b.Arg(a, 0), b.Arg(c, 0)
+	if b.Width(x) != b.Width(y) {
+		return NoTerm, NoTerm, 0, false
+	}
+	k, _ = b.Params(a)
+	return x, y, k, true
+}
+
+// uremZeroExts narrows a remainder of zero-extended operands, as x86's
+// div of edx:eax with edx cleared computes a 32-bit one in 64 bits: the
+// solver then meets the source's own 32-bit remainder instead of a 64-bit
+// one it must bit-blast to compare. Exact for y = 0 too (both give x).
+func uremZeroExts(s *Simplifier, t Term) Term {
+	x, y, k, ok := s.zeroExtPair(t)
+	if !ok {
+		return NoTerm
+	}
+	return s.mk(OpZeroExt, k, 0, s.mk(OpURem, 0, 0, x, y))
+}
+
+// udivZeroExts is uremZeroExts for the quotient; division by zero gives
+// all ones at either width, so that case stays apart.
+func udivZeroExts(s *Simplifier, t Term) Term {
+	x, y, k, ok := s.zeroExtPair(t)
+	if !ok {
+		return NoTerm
+	}
+	b := s.b
+	zero := s.mk(OpEq, 0, 0, y, s.constTerm(NewBV(b.Width(y), 0)))
+	return s.mk(OpIte, 0, 0, zero, s.constTerm(OnesBV(b.Width(t))), s.mk(OpZeroExt, k, 0, s.mk(OpUDiv, 0, 0, x, y)))
 }
 
 func concatZeroHigh(s *Simplifier, t Term) Term {

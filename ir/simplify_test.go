@@ -389,6 +389,31 @@ func TestSimplifyRuleExamples(t *testing.T) {
 	}
 }
 
+// TestNarrowDivision checks the division rules of zero-extended operands
+// exhaustively at 8 bits widened to 16, division by zero included.
+func TestNarrowDivision(t *testing.T) {
+	b := ir.NewBuilder()
+	x, y := b.Var("x", ir.BVSort(8)), b.Var("y", ir.BVSort(8))
+	simp := ir.NewSimplifier(b)
+	for _, mk := range []func(a, c ir.Term) ir.Term{b.UDiv, b.URem} {
+		term := mk(b.ZeroExt(x, 8), b.ZeroExt(y, 8))
+		r := simp.Simplify(term)
+		if r == term {
+			t.Fatalf("%s not rewritten", b.Short(term))
+		}
+		for xv := range 256 {
+			for yv := range 256 {
+				env := &ir.MapEnv{Vars: map[ir.Term]ir.Value{x: ir.BVValue(ir.NewBV(8, uint64(xv))), y: ir.BVValue(ir.NewBV(8, uint64(yv)))}}
+				vt, err1 := ir.Eval(b, term, env)
+				vr, err2 := ir.Eval(b, r, env)
+				if err1 != nil || err2 != nil || !vt.Equal(vr) {
+					t.Fatalf("%s vs %s at x=%d y=%d: %v %v (%v %v)", b.Short(term), b.Short(r), xv, yv, vt, vr, err1, err2)
+				}
+			}
+		}
+	}
+}
+
 func TestRuleNamesUnique(t *testing.T) {
 	seen := make(map[string]bool)
 	for _, n := range ir.RuleNames() {

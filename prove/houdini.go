@@ -73,6 +73,12 @@ type HoudiniOptions struct {
 	// dropped, and the fixpoint goes on. Only the end of the context then
 	// gives up.
 	Split bool
+	// QueryTimeout, when positive, bounds each query on its own: one
+	// that runs past it is undecided, which with Split set is asked
+	// again candidate by candidate, each within a quarter of it (a bound
+	// that needs a%b < b can keep the solver for minutes while the
+	// candidates beside it take milliseconds).
+	QueryTimeout time.Duration
 }
 
 // HoudiniResult is the fixpoint: Kept[n][i] reports whether candidate i of
@@ -151,6 +157,14 @@ func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term
 			}
 		}
 	}
+	check := func(q Query, timeout time.Duration) Result {
+		if timeout <= 0 {
+			return s.Check(ctx, q)
+		}
+		qctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		return s.Check(qctx, q)
+	}
 	for changed := true; changed; {
 		changed = false
 		for i := range edges {
@@ -170,7 +184,7 @@ func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term
 					DumpQuery(fmt.Sprintf("houdini-n%d-n%d-%d", e.From, e.To, len(posts)), q)
 				}
 				t0 := time.Now()
-				res := s.Check(ctx, q)
+				res := check(q, o.QueryTimeout)
 				r.Queries++
 				if Trace != nil {
 					Trace("houdini", e.From, e.To, len(posts), res.Status, time.Since(t0))
@@ -214,7 +228,7 @@ func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term
 						DumpQuery(fmt.Sprintf("houdini-n%d-n%d-split%d", e.From, e.To, k), q)
 					}
 					t0 := time.Now()
-					res := s.Check(ctx, q)
+					res := check(q, o.QueryTimeout/4)
 					r.Queries++
 					if Trace != nil {
 						Trace("houdini-split", e.From, e.To, 1, res.Status, time.Since(t0))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"eqc/ir"
 	"eqc/ir/smtlib"
@@ -102,5 +103,42 @@ func TestHoudini(t *testing.T) {
 	// conjunction of two (unknown), then one each.
 	if r.Queries != cs.queries || r.Queries > 5 {
 		t.Errorf("Settle: %d queries (solver saw %d)", r.Queries, cs.queries)
+	}
+}
+
+// hangSolver keeps every query that asks about the term hang until the
+// query's context ends, then answers Unknown, as a solver stuck on a hard
+// candidate does.
+type hangSolver struct {
+	Solver
+	hang ir.Term
+}
+
+func (s *hangSolver) Check(ctx context.Context, q Query) Result {
+	last := q.Assertions[len(q.Assertions)-1]
+	if slices.Contains(q.B.PostOrder(last), s.hang) {
+		<-ctx.Done()
+		return Result{Status: smtlib.Unknown, Reason: ReasonTimeout}
+	}
+	return s.Solver.Check(ctx, q)
+}
+
+// TestHoudiniQueryTimeout: with a per-query timeout and Split, a candidate
+// the solver is stuck on is dropped (and the one it needed with it) and
+// the fixpoint is still reached; without the timeout, the query waits for
+// the whole context and the fixpoint is given up.
+func TestHoudiniQueryTimeout(t *testing.T) {
+	b, cands, edges := houdiniLoop()
+	hs := &hangSolver{Solver: houdiniSolver(t), hang: edges[0].Post(cands[0][2])}
+	r := HoudiniWith(context.Background(), hs, b, cands, edges, HoudiniOptions{Split: true, QueryTimeout: 100 * time.Millisecond})
+	if want := []bool{true, false, false, false}; r.Unknown != "" || !slices.Equal(r.Kept[0], want) {
+		t.Errorf("QueryTimeout: kept %v (%q), want %v", r.Kept[0], r.Unknown, want)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	b, cands, edges = houdiniLoop()
+	hs.hang = edges[0].Post(cands[0][2])
+	if r := HoudiniWith(ctx, hs, b, cands, edges, HoudiniOptions{Split: true}); r.Unknown != "timeout" {
+		t.Errorf("no QueryTimeout: kept %v (%q), want the timeout", r.Kept[0], r.Unknown)
 	}
 }

@@ -68,7 +68,7 @@ func (pr *Product) houdini(ctx context.Context, s prove.Solver, pre ir.Term) (in
 		}
 		hedges = append(hedges, prove.HoudiniEdge{From: e.From, To: e.To, Pre: pr.edgePre(e, pre), Post: pr.post(e)})
 	}
-	h := prove.Houdini(ctx, s, pr.p.B, cands, hedges)
+	h := prove.HoudiniWith(ctx, s, pr.p.B, cands, hedges, prove.HoudiniOptions{Split: true, QueryTimeout: houdiniQueryBudget(ctx)})
 	if h.Unknown != "" {
 		return h.Queries, h.Unknown
 	}
@@ -77,6 +77,22 @@ func (pr *Product) houdini(ctx context.Context, s prove.Solver, pre ir.Term) (in
 	}
 	return h.Queries, ""
 }
+
+// houdiniQueryBudget bounds one Houdini query: a quarter of the time left
+// to the check, at least minHoudiniQuery. A query past it is asked again
+// candidate by candidate and the undecided candidates are dropped
+// (sound: what is kept is still proved inductive), where the whole
+// fixpoint used to wait on it until the check timed out (gcd's bound
+// a % b ≤ b₀ beside six candidates the solver settles at once).
+func houdiniQueryBudget(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return max(minHoudiniQuery, time.Until(d)/4)
+	}
+	return 0
+}
+
+// minHoudiniQuery is the least time houdiniQueryBudget gives a query.
+const minHoudiniQuery = 5 * time.Second
 
 // edgePre are the assumptions of paired edge e besides its from-node's
 // invariants: the precondition, both sides take their paths, the target
