@@ -16,9 +16,10 @@ import (
 // once, which is what makes the fixpoint cheap when candidates are many.
 //
 // Two generalizations serve callers whose candidates are many and cheap to
-// judge (the dead-block proof, prove/deadblocks); both are off unless
-// asked for, and neither ever keeps a candidate the solver has not proved
-// preserved:
+// judge (the dead-block proof, prove/deadblocks) or whose queries may hang
+// on one hard candidate (the loop engine, which splits with a per-query
+// timeout); both are off unless asked for, and neither ever keeps a
+// candidate the solver has not proved preserved:
 //
 //   - an edge's Settle judges candidates without the solver before each
 //     query along it: those it finds implied are left out of the query,

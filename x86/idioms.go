@@ -9,7 +9,8 @@ import (
 )
 
 // Library idioms. Compilers turn a loop that fills or copies memory into
-// a call of memset, memcpy or memmove (gcc at -O2, clang at -O1), so one
+// a call of memset, memcpy or memmove (gcc at -O2, clang at -O1), and
+// gcc a loop that counts a string's bytes into strlen (strlenLoop), so one
 // side of a pair loops where the other calls; an uninterpreted call has
 // nothing to pair with then. When a pair calls such a function a different
 // number of times on its two sides (Callees.Idioms), every call of it, on
