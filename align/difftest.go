@@ -356,7 +356,7 @@ func terminate(data []byte, k int) uint64 {
 	if k == 3 || k == 5 || k == 6 {
 		minLen = 0
 	}
-	end := start + minLen + (stringNULs[k%8]+16-(start+minLen)%8)%8
+	end := start + inputs.StringLenTo(stringNULs[k%8], start, minLen)
 	last := end
 	if k%2 == 1 {
 		last = end + 8

@@ -31,7 +31,8 @@ const (
 // the first-of-four fill the bits above a narrow parameter with garbage,
 // as the convention allows, so that nothing learned relies on them being
 // zero. A register no parameter uses holds garbage. A string parameter's
-// value is the length its string gets (the caller places it).
+// value is the length its string gets (the caller places it); a pointer
+// parameter's is not used (the caller points it into an array of its own).
 func CoArg(k, i int, rp RegisterParam, nparams int, bounds []uint64, hash func(name string, xs ...uint64) uint64) uint64 {
 	a := hash("arg", uint64(i)) % 64
 	switch {

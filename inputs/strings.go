@@ -17,6 +17,12 @@ func StringStart(k int) uint64 { return uint64(k % 8) }
 // string that starts at offset start past an 8-byte boundary and holds at
 // least minLen bytes before its NUL.
 func StringLen(k int, start, minLen uint64) uint64 {
-	nul := uint64(3*k+1) % 8
+	return StringLenTo(uint64(3*k+1)%8, start, minLen)
+}
+
+// StringLenTo is the least length of at least minLen bytes that puts the
+// NUL of a string starting start bytes past an 8-byte boundary at offset
+// nul of its word.
+func StringLenTo(nul, start, minLen uint64) uint64 {
 	return minLen + (nul+16-(start+minLen)%8)%8
 }
