@@ -77,6 +77,9 @@ type Result struct {
 	// product (both engines).
 	AlignmentPredicatesTried int `json:"alignment_predicates_tried,omitempty"`
 	CorrelationsTried        int `json:"correlations_tried,omitempty"`
+	// Counterexamples counts the solver's models the loop engines learned
+	// from (Outcome).
+	Counterexamples int `json:"counterexamples,omitempty"`
 	// Candidates and Invariants count the loop engine's invariant
 	// conjuncts: learned, and kept by Houdini (Outcome).
 	Candidates int      `json:"candidates,omitempty"`
@@ -206,6 +209,7 @@ func check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	res.Verdict, res.Reason = out.Verdict, out.Reason
 	res.SMTQueries, res.ProductNodes, res.ProductEdges = out.SMTQueries, out.ProductNodes, out.ProductEdges
 	res.AlignmentPredicatesTried, res.CorrelationsTried = out.PredicatesTried, out.CorrelationsTried
+	res.Counterexamples = out.Counterexamples
 	res.Candidates, res.Invariants = out.Candidates, out.Invariants
 	if out.Engine != "" {
 		res.Engine = out.Engine

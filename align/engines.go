@@ -153,8 +153,9 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 			}
 		}
 		out.SMTQueries += o.SMTQueries
+		out.Counterexamples += o.Counterexamples
 		if o.Verdict == Equivalent {
-			o.SMTQueries = out.SMTQueries
+			o.SMTQueries, o.Counterexamples = out.SMTQueries, out.Counterexamples
 			o.Assumptions = assumptions
 			o.Proof = pr.ProofFile(assumptions, o.Obligations)
 			o.Engine, o.PredicatesTried, o.CorrelationsTried = e.Name(), out.PredicatesTried, out.CorrelationsTried

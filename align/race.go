@@ -139,6 +139,7 @@ func race(ctx context.Context, check func(ctx context.Context, engine string) *p
 		for _, e := range engines {
 			if loser := got[e.Name()]; e.Name() != a.engine {
 				a.out.SMTQueries += loser.SMTQueries
+				a.out.Counterexamples += loser.Counterexamples
 				a.out.CorrelationsTried += loser.CorrelationsTried
 				a.out.PredicatesTried += loser.PredicatesTried
 			}
@@ -167,6 +168,7 @@ func mergeOutcomes(outs ...*pair.Outcome) *pair.Outcome {
 	for _, o := range outs {
 		if o != out {
 			out.SMTQueries += o.SMTQueries
+			out.Counterexamples += o.Counterexamples
 			out.CorrelationsTried += o.CorrelationsTried
 			out.PredicatesTried += o.PredicatesTried
 		}

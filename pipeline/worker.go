@@ -68,6 +68,7 @@ type workerResult struct {
 	// The loop engines' search effort (align.Result).
 	AlignmentPredicatesTried int64           `json:"alignment_predicates_tried,omitempty"`
 	CorrelationsTried        int64           `json:"correlations_tried,omitempty"`
+	Counterexamples          int64           `json:"counterexamples,omitempty"`
 	Candidates               int64           `json:"candidates,omitempty"`
 	Invariants               int64           `json:"invariants,omitempty"`
 	Input                    json.RawMessage `json:"input,omitempty"`

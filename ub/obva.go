@@ -158,7 +158,10 @@ func blockHypothesis(in OBVAInput, from, at *ir.Substituter, prefix, next *ir.Ed
 	if prefix != nil {
 		reached = b.And(prefix.Cond, b.Not(prefix.Fault), b.Not(at.Apply(next.Fault)))
 	}
-	return in.Simp.Simplify(b.Or(b.Not(from.Apply(reached)), b.And(miss...))), true
+	// An implication, not a disjunction the simplifier may reorder: the
+	// splitter guards the facts of the accesses' addresses by their
+	// context, and an address matters only where the path reaches it.
+	return in.Simp.Simplify(b.Implies(from.Apply(reached), b.And(miss...))), true
 }
 
 // objectOf finds the object an access at address a is made in: the

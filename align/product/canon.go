@@ -63,6 +63,7 @@ func (pr *Product) canonicalize(e *PEdge) {
 	condRoots := []ir.Term{e.condD, e.faultD}
 	if !e.Infeasible {
 		condRoots = append(condRoots, e.condS, e.faultS)
+		condRoots = append(condRoots, e.hyps...)
 	}
 	// The path conditions' facts so far name addresses the conditions no
 	// longer hold (a frame read that passed a store): rewritten, their
@@ -82,6 +83,7 @@ func (pr *Product) canonicalize(e *PEdge) {
 	if !e.Infeasible {
 		roots = append(roots, e.condS, e.faultS)
 		roots = append(roots, e.postS...)
+		roots = append(roots, e.hyps...)
 	}
 	var addrs []ir.Term
 	seen := map[ir.Term]bool{}
@@ -194,6 +196,9 @@ func (pr *Product) canonicalize(e *PEdge) {
 		for i := range e.postS {
 			e.postS[i] = apply(e.postS[i])
 		}
+		for i := range e.hyps {
+			e.hyps[i] = apply(e.hyps[i])
+		}
 	}
 }
 
@@ -283,11 +288,13 @@ func (pr *Product) pointerBases(n *PNode) []ir.Term {
 	return out
 }
 
-// newAddrSamples evaluates on the states of node n after which the runs
-// went on to target anchor to, or on all of n's states when none did. It
-// returns nil when there are too few states to go by.
-func (pr *Product) newAddrSamples(n *PNode, to ir.NodeID) *alias.Samples {
-	samples := pr.edgeSamples[pair.EdgeKey{From: n.Key, DstTo: to}]
+// newAddrSamples evaluates on the states of e's from-node after which the
+// runs went on to e's target anchor, or on all of the node's states when
+// none did, and on e's counterexamples. It returns nil when there are too
+// few states to go by.
+func (pr *Product) newAddrSamples(e *PEdge) *alias.Samples {
+	n := pr.Nodes[e.From]
+	samples := pr.edgeSamples[pair.EdgeKey{From: n.Key, DstTo: e.DstTo}]
 	if len(samples) == 0 {
 		samples = n.samples
 		if len(samples) < 2 {
@@ -298,6 +305,9 @@ func (pr *Product) newAddrSamples(n *PNode, to ir.NodeID) *alias.Samples {
 	var evs []*ir.Evaluator
 	for _, sm := range samples {
 		evs = append(evs, ir.NewEvaluator(pr.p.B, &sampleEnv{pr: pr, n: n, sm: sm}))
+	}
+	for _, m := range e.counterexamples {
+		evs = append(evs, ir.NewEvaluator(pr.p.B, m))
 	}
 	return alias.NewSamples(pr.p.B, evs)
 }

@@ -88,3 +88,85 @@ func (pr *Product) computedEntryTerm(t ir.Term) bool {
 	}
 	return true
 }
+
+// Entry-path guards. gcc versions a loop over two pointer arguments on a
+// runtime check that they are far enough apart (d − (s + 4) >u 8) and
+// runs the vector loop only past it; the loop's memory obligation holds
+// only given that check, which no learner over the node's variables
+// guesses: it is a fact of the entry state alone. The conditions of the
+// path from the function's entry to the node, as terms over the entry
+// state, are such facts wherever the node is first reached that way; each
+// small one that every sample satisfies becomes a candidate, and Houdini
+// keeps it when every edge into the node preserves it.
+
+// entryPathGuards returns the conjuncts of the conditions under which
+// each side first reaches n from the function's entry, over the entry
+// state: memory-free and small (computedEntryTerm's bounds), and true on
+// every sample.
+func (pr *Product) entryPathGuards(n *PNode, samples []sample) []ir.Term {
+	b := pr.p.B
+	entry := pr.Nodes[0]
+	key := [2]ir.NodeID{n.Key.Src, n.Key.Dst}
+	seen := map[ir.Term]bool{}
+	var out []ir.Term
+	for side := 0; side < 2; side++ {
+		g := pr.sideTFG(side)
+		if key[side] == g.Entry {
+			continue
+		}
+		anchors := pair.AnchorSet(g)
+		ps := g.PathSet(g.Entry, key[side], ir.PathOptions{Through: func(v ir.NodeID) bool { return !anchors[v] }})
+		if ps == nil {
+			continue
+		}
+		st := entry.Src
+		if side == 1 {
+			st = entry.Dst
+		}
+		cond := pr.simp.Simplify(pr.stateSubst(g, st).Apply(ps.Cond))
+		for _, t := range conjuncts(b, cond) {
+			if seen[t] || b.Op(t) == ir.OpTrue || !pr.guardTerm(t) || !pr.holdsOn(n, samples, t) {
+				continue
+			}
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// conjuncts flattens t's top-level conjunctions.
+func conjuncts(b *ir.Builder, t ir.Term) []ir.Term {
+	if b.Op(t) != ir.OpAnd {
+		return []ir.Term{t}
+	}
+	return append(conjuncts(b, b.Arg(t, 0)), conjuncts(b, b.Arg(t, 1))...)
+}
+
+// guardTerm reports whether t is worth a candidate: small and free of
+// memory and calls.
+func (pr *Product) guardTerm(t ir.Term) bool {
+	b := pr.p.B
+	post := b.PostOrder(t)
+	if len(post) > maxEntryTermSize {
+		return false
+	}
+	for _, u := range post {
+		switch b.Op(u) {
+		case ir.OpSelect, ir.OpStore, ir.OpApply:
+			return false
+		}
+	}
+	return true
+}
+
+// holdsOn reports whether Bool t is true on every sample of n.
+func (pr *Product) holdsOn(n *PNode, samples []sample, t ir.Term) bool {
+	for _, sm := range samples {
+		v, err := ir.NewEvaluator(pr.p.B, &sampleEnv{pr: pr, n: n, sm: sm}).Eval(t)
+		if err != nil || !v.Bool() {
+			return false
+		}
+	}
+	return true
+}

@@ -11,6 +11,13 @@ import (
 // OBVAHyps are e's hypotheses under the OBVA model.
 func OBVAHyps(e *PEdge) []ir.Term { return e.obvaHyps }
 
+// RewrittenHyps are e's hypotheses as the queries after its facts take
+// them.
+func RewrittenHyps(e *PEdge) []ir.Term { return e.hyps }
+
+// Rsp0 is the entry rsp the product's frame offsets are taken from.
+func Rsp0(pr *Product) ir.Term { return pr.rsp0 }
+
 // Taint is pr's frame taint analysis; nil without the OBVA model.
 func Taint(pr *Product) *ub.FrameTaint { return pr.taint }
 

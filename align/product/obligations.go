@@ -96,10 +96,11 @@ const minHoudiniQuery = 5 * time.Second
 
 // edgePre are the assumptions of paired edge e besides its from-node's
 // invariants: the precondition, both sides take their paths, the target
-// does not fault.
+// does not fault, the UB models' hypotheses (rewritten like the paths:
+// Discharge proves the facts that makes them the raw ones).
 func (pr *Product) edgePre(e *PEdge, pre ir.Term) []ir.Term {
 	b := pr.p.B
-	return append([]ir.Term{pre, e.condD, b.Not(e.faultD), e.condS}, e.obvaHyps...)
+	return append([]ir.Term{pre, e.condD, b.Not(e.faultD), e.condS}, e.hyps...)
 }
 
 // post maps a term over e's to-node variables to what it says after e,
@@ -117,10 +118,12 @@ func (pr *Product) post(e *PEdge) func(ir.Term) ir.Term {
 func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, inductive bool) *pair.Outcome {
 	b := pr.p.B
 	out := &pair.Outcome{Verdict: pair.Unknown, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges)}
-	qctx := ctx // the queries' context: shorter while a pinned edge is tried
+	qctx := ctx      // the queries' context: shorter while a pinned edge is tried
+	var model ir.Env // of the last Sat answer
 	check := func(name string, assertions ...ir.Term) bool {
 		t0 := time.Now()
 		r := s.Check(qctx, prove.Query{B: b, Assertions: append([]ir.Term{pre}, assertions...)})
+		model = r.Model
 		out.SMTQueries++
 		if pair.Debug {
 			fmt.Fprintf(os.Stderr, "eqc: %s: %v in %v\n", name, r.Status, time.Since(t0))
@@ -147,6 +150,36 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 			return out
 		}
 	}
+	// obligations checks e's, rebuilding it with the counterexample when
+	// what failed was a guess of its splitter (refute.go).
+	obligations := func(e *PEdge, rebuilt bool) bool {
+		for tries := 0; ; tries++ {
+			done := len(out.Obligations)
+			model = nil
+			if pr.edgeObligations(e, rebuilt, inductive, pre, check) {
+				return true
+			}
+			if pair.Debug && model != nil {
+				ev := ir.NewEvaluator(b, model)
+				for _, f := range append(append([]ir.Term(nil), e.condFacts...), e.facts...) {
+					if v, err := ev.Eval(f); err == nil && !v.Bool() {
+						fmt.Fprintf(os.Stderr, "eqc: n%d→n%d: false in the model: %s\n", e.From, e.To, b.Short(f))
+					}
+				}
+			}
+			if tries == maxRefutations || ctx.Err() != nil || !pr.refutes(e, model) {
+				return false
+			}
+			if pair.Debug {
+				fmt.Fprintf(os.Stderr, "eqc: n%d→n%d rebuilt with a counterexample to a guessed disjointness\n", e.From, e.To)
+			}
+			out.Obligations, out.Reason = out.Obligations[:done], ""
+			out.Counterexamples++
+			e.counterexamples = append(e.counterexamples, model)
+			pr.buildEdge(e)
+			rebuilt = true
+		}
+	}
 	for _, e := range pr.Edges {
 		q, rebuilt := pr.settlePins(ctx, s, pre, e)
 		out.SMTQueries += q
@@ -155,7 +188,7 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 		if rebuilt {
 			qctx, cancel = context.WithTimeout(ctx, pinnedBudget(ctx))
 		}
-		ok := pr.edgeObligations(e, rebuilt, inductive, pre, check)
+		ok := obligations(e, rebuilt)
 		if cancel != nil {
 			cancel()
 			qctx = ctx
@@ -174,7 +207,7 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 		out.Obligations, out.Reason = out.Obligations[:done], ""
 		e.pins = nil
 		pr.buildEdge(e)
-		if !pr.edgeObligations(e, true, inductive, pre, check) {
+		if !obligations(e, true) {
 			return out
 		}
 	}
@@ -206,6 +239,9 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 	b := pr.p.B
 	sg, dg := pr.p.Src.TFG, pr.p.Dst.TFG
 	from := pr.Nodes[e.From]
+	// The raw hypotheses prove the path conditions' facts; where those
+	// hold the rewritten ones (e.hyps) say the same, and every later
+	// query, smaller for it, assumes them.
 	inv := b.And(append(append([]ir.Term(nil), from.Invariants...), e.obvaHyps...)...)
 	where := fmt.Sprintf("n%d→dst %#x", e.From, dg.Nodes[e.DstTo].PC)
 	if len(e.except) > 0 {
@@ -219,13 +255,21 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 	// behind the rest where both sides take theirs. Every later
 	// obligation assumes condD, and those about the posts condS too,
 	// which the first facts make the path sets' own conditions.
+	if pair.Debug {
+		for _, f := range e.condFacts {
+			fmt.Fprintf(os.Stderr, "eqc: %s condfact %s\n", where, pr.p.B.Short(f))
+		}
+		for _, f := range e.obvaHyps {
+			fmt.Fprintf(os.Stderr, "eqc: %s rawhyp %s\n", where, pr.p.B.Short(f))
+		}
+	}
 	if len(e.condFacts) > 0 && !check(where+": addresses in the path conditions do not overlap", inv, e.condD0, b.Not(b.And(e.condFacts...))) {
 		return false
 	}
 	// The pins are among those facts, so the remaining obligations,
 	// about states that take the edge, may read the invariants with
 	// the pinned variables replaced like the edge's terms.
-	inv = pr.pinned(e, inv)
+	inv = pr.pinned(e, b.And(append(append([]ir.Term(nil), from.Invariants...), e.hyps...)...))
 	if e.Infeasible {
 		// Outside the paths of the step's via sets, when it is split.
 		outside := []ir.Term{inv, e.condD}
@@ -239,7 +283,7 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 		for _, f := range e.facts {
 			fmt.Fprintf(os.Stderr, "eqc: %s fact %s\n", where, pr.p.B.Short(f))
 		}
-		for _, f := range e.obvaHyps {
+		for _, f := range e.hyps {
 			fmt.Fprintf(os.Stderr, "eqc: %s obva %s\n", where, pr.p.B.Short(f))
 		}
 	}

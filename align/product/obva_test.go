@@ -9,6 +9,8 @@ import (
 	"eqc/align/internal/aligntest"
 	"eqc/align/product"
 	"eqc/align/product/pair"
+	"eqc/ir"
+	"eqc/ub"
 )
 
 // TestOBVAFlipWords builds the product of the seed's bit-flip loop over a
@@ -67,7 +69,7 @@ func TestOBVAFlipWords(t *testing.T) {
 				}
 			}
 		}
-		with := 0
+		with, rawFrameReads := 0, 0
 		for _, e := range pr.Edges {
 			if e.Infeasible || e.Spec.Mu == 0 {
 				continue
@@ -76,9 +78,37 @@ func TestOBVAFlipWords(t *testing.T) {
 				t.Errorf("edge n%d→n%d (≤%d source iterations) has no hypotheses", e.From, e.To, e.Spec.Mu)
 			}
 			with++
+			// The hypotheses are the source path's own terms: a pass
+			// reads its counter and the array pointer back from the
+			// frame through the last pass's store to the array. The
+			// queries after the edge's facts take them rewritten, where
+			// every such read is the slot's value.
+			rawFrameReads += frameReads(p, pr, product.OBVAHyps(e))
+			if n := frameReads(p, pr, product.RewrittenHyps(e)); n > 0 {
+				t.Errorf("edge n%d→n%d: %d frame reads left in the rewritten hypotheses", e.From, e.To, n)
+			}
 		}
 		if with == 0 {
 			t.Error("no edge takes the source around its loop")
 		}
+		if rawFrameReads == 0 {
+			t.Error("no hypothesis reads the frame through a store: the check above tests nothing")
+		}
 	}
+}
+
+// frameReads counts the reads of ts at constant offsets from the entry
+// rsp through a store at another address.
+func frameReads(p *pair.Pair, pr *product.Product, ts []ir.Term) int {
+	b := p.B
+	n := 0
+	for _, t := range b.PostOrder(ts...) {
+		if b.Op(t) != ir.OpSelect || b.Op(b.Arg(t, 0)) != ir.OpStore {
+			continue
+		}
+		if _, ok := ub.FrameOffset(b, product.Rsp0(pr), b.Arg(t, 1)); ok {
+			n++
+		}
+	}
+	return n
 }

@@ -227,6 +227,9 @@ func (pr *Product) applyPinSubst(e *PEdge) {
 	for i := range e.postS {
 		e.postS[i] = apply(e.postS[i])
 	}
+	for i := range e.hyps {
+		e.hyps[i] = apply(e.hyps[i])
+	}
 }
 
 // pinSubst replaces e's pinned variables.

@@ -127,6 +127,19 @@ type PEdge struct {
 	// (pair.SanitizerHypotheses). Hypotheses of every obligation, never
 	// obligations themselves.
 	obvaHyps []ir.Term
+	// hyps are obvaHyps as the edge's rewriting leaves them: split,
+	// canonical and pinned like the path conditions, whose facts their
+	// rewrites join. obvaHyps read the source's frame back through every
+	// store of the path set (a loop's a[i] before its i); carried raw into
+	// Houdini's queries they cost seconds per query where the rewritten
+	// edge costs milliseconds. Wherever condFacts hold the two agree, so
+	// every query after the one that proves condFacts (from obvaHyps)
+	// assumes hyps instead.
+	hyps []ir.Term
+	// counterexamples are solver models that showed a disjointness the
+	// node's states suggested false (refute.go): states like the
+	// samples, which the edge's rebuilds judge guesses on too.
+	counterexamples []ir.Env
 	// canonReps are the representatives canonicalize chose, with their
 	// values on canonSamples, for canonAddr; canonHas holds canon's facts.
 	canonReps    []ir.Term
@@ -529,6 +542,11 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 			n.Candidates = append(n.Candidates, c)
 		}
 	}
+	// Except the guards of the way the node is first reached, which
+	// hold at the node only (entryterms.go).
+	for _, t := range pr.entryPathGuards(n, samples) {
+		n.Candidates = append(n.Candidates, Candidate{Term: t, Desc: "entry guard " + b.Short(t)})
+	}
 	return nil
 }
 
@@ -554,7 +572,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 	e.disjoint, e.disjointCond = map[alias.Fact]bool{}, map[alias.Fact]bool{}
 	e.canon, e.canonCond, e.canonHas = nil, nil, nil
 	e.canonReps, e.canonVals, e.canonSamples = nil, nil, nil
-	samples := pr.newAddrSamples(from, e.DstTo)
+	samples := pr.newAddrSamples(e)
 	if e.Infeasible {
 		pr.split(e, samples, true)
 		pr.setFacts(e, samples)
@@ -572,6 +590,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 			e.obvaHyps = cc.RewriteAll(e.obvaHyps)
 		}
 	}
+	e.hyps = append([]ir.Term(nil), e.obvaHyps...)
 	e.condS = pr.simp.Simplify(subS.Apply(e.src.Cond))
 	e.faultS = pr.simp.Simplify(subS.Apply(e.src.Fault))
 	e.postS = simplifyAll(pr.simp, subS.ApplyAll(e.src.Transfer))
@@ -689,7 +708,7 @@ func (pr *Product) ResolveInvariantReads() {
 		if e.Infeasible || e.disjoint == nil {
 			continue
 		}
-		samples := pr.newAddrSamples(pr.Nodes[e.From], e.DstTo)
+		samples := pr.newAddrSamples(e)
 		pr.resolvePostReads(e, samples)
 		pr.setFacts(e, samples)
 	}
@@ -785,6 +804,9 @@ func (pr *Product) split(e *PEdge, samples *alias.Samples, guided bool) {
 	e.condD, e.faultD = sc.Apply(e.condD), sc.Apply(e.faultD)
 	if !e.Infeasible {
 		e.condS, e.faultS = sc.Apply(e.condS), sc.Apply(e.faultS)
+		for i := range e.hyps {
+			e.hyps[i] = sc.Apply(e.hyps[i])
+		}
 	}
 	sp := alias.NewSplitter(pr.p.B, pr.simp, pr.rsp0, e.disjoint, samples, guided)
 	for i := range e.postD {

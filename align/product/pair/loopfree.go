@@ -83,6 +83,9 @@ type Outcome struct {
 	// loop engines tried: predicate assignments aligned, correlations
 	// built into a product.
 	PredicatesTried, CorrelationsTried int
+	// Counterexamples counts the solver's models the loop engine learned
+	// from: each rebuilt an edge without a guess it refuted.
+	Counterexamples int
 	// HasLoops says the pair has a loop, which the loop-free engine
 	// leaves to the loop engines (Reason "unsupported:loops").
 	HasLoops bool

@@ -10,6 +10,10 @@ import (
 // obligations).
 func (p *Pair) ModelPrecondition() (ir.Term, []string) {
 	pre, assumptions := p.Precondition()
+	if facts, lines := p.alignedParams(); len(facts) > 0 {
+		pre = p.B.And(append([]ir.Term{pre}, facts...)...)
+		assumptions = append(assumptions, lines...)
+	}
 	if p.UsesOBVA() {
 		assumptions = append(assumptions, OBVAAssumption)
 	}

@@ -1,0 +1,62 @@
+package product_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"eqc/align/correlate"
+	"eqc/align/internal/aligntest"
+	"eqc/align/product"
+	"eqc/align/product/learning"
+	"eqc/align/product/pair"
+	"eqc/ir"
+	"eqc/x86"
+)
+
+// TestEntryGuards builds the product of a loop over two pointer
+// arguments that gcc-12 -O3 versions on a runtime check that the arrays
+// are far enough apart: the vector loop's node gets that check as a
+// candidate, a fact of the entry state that names both pointers, and the
+// entry node gets no entry guards (it has no path to it).
+func TestEntryGuards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles with gcc-12")
+	}
+	objs := aligntest.CompileC(t, "gcc-12", "addn", "void addn(int *d, const int *s, int n)\n{\n\tfor (int i = 0; i < n; i++)\n\t\td[i] += s[i];\n}\n", "O0", "O3")
+	p, err := pair.Load(objs["O0"], "addn", objs["O3"], "addn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := p.CoExecuteAll(context.Background())
+	aligns, _, _ := correlate.Engine{}.Alignments(context.Background(), p, runs, 1)
+	if len(aligns) == 0 {
+		t.Fatal("no alignment of the co-executions")
+	}
+	pr, reason := product.Build(p, aligns[0], runs, learning.Search())
+	if pr == nil {
+		t.Fatal(reason)
+	}
+	rdi, rsi := p.SrcVar(x86.StateGPR0+x86.RDI), p.SrcVar(x86.StateGPR0+x86.RSI)
+	both := 0
+	for _, n := range pr.Nodes {
+		for _, c := range n.Candidates {
+			if !strings.HasPrefix(c.Desc, "entry guard ") {
+				continue
+			}
+			if n.ID == 0 {
+				t.Errorf("entry node: %s", c.Desc)
+			}
+			vars := map[ir.Term]bool{}
+			for _, u := range p.B.PostOrder(c.Term) {
+				vars[u] = true
+			}
+			if vars[rdi] && vars[rsi] {
+				both++
+			}
+		}
+	}
+	if both == 0 {
+		t.Errorf("no node has an entry guard relating d and s")
+	}
+}
