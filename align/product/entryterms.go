@@ -26,25 +26,10 @@ const maxEntryTermSize = 24
 // define already covers) and read no memory.
 func (pr *Product) entryPathTerms(n *PNode) []ir.Term {
 	b := pr.p.B
-	entry := pr.Nodes[0]
-	key := [2]ir.NodeID{n.Key.Src, n.Key.Dst}
 	seen := map[ir.Term]bool{}
 	var out []ir.Term
-	for side := 0; side < 2; side++ {
-		g := pr.sideTFG(side)
-		if key[side] == g.Entry {
-			continue
-		}
-		anchors := pair.AnchorSet(g)
-		ps := g.PathSet(g.Entry, key[side], ir.PathOptions{Through: func(v ir.NodeID) bool { return !anchors[v] }})
-		if ps == nil {
-			continue
-		}
-		st := entry.Src
-		if side == 1 {
-			st = entry.Dst
-		}
-		sub := pr.stateSubst(g, st)
+	for _, ep := range pr.entryPaths(n) {
+		side, ps, sub := ep.side, ep.ps, ep.sub
 		for _, c := range n.comps {
 			if c.side != side || !c.fresh || c.dead || c.state < 0 || c.state == x86.StateMem {
 				continue
@@ -76,17 +61,41 @@ func (pr *Product) computedEntryTerm(t ir.Term) bool {
 			return false
 		}
 	}
-	post := b.PostOrder(t)
-	if len(post) > maxEntryTermSize {
-		return false
-	}
-	for _, u := range post {
-		switch b.Op(u) {
-		case ir.OpSelect, ir.OpStore, ir.OpApply:
-			return false
+	return pr.guardTerm(t)
+}
+
+// entryPath is the set of paths by which one side first reaches a node
+// from the function's entry, and the substitution that puts its terms
+// over the entry state.
+type entryPath struct {
+	side int
+	ps   *ir.Edge
+	sub  *ir.Substituter
+}
+
+// entryPaths returns n's entry paths, per side that has any (not at its
+// entry).
+func (pr *Product) entryPaths(n *PNode) []entryPath {
+	entry := pr.Nodes[0]
+	key := [2]ir.NodeID{n.Key.Src, n.Key.Dst}
+	var out []entryPath
+	for side := 0; side < 2; side++ {
+		g := pr.sideTFG(side)
+		if key[side] == g.Entry {
+			continue
 		}
+		anchors := pair.AnchorSet(g)
+		ps := g.PathSet(g.Entry, key[side], ir.PathOptions{Through: func(v ir.NodeID) bool { return !anchors[v] }})
+		if ps == nil {
+			continue
+		}
+		st := entry.Src
+		if side == 1 {
+			st = entry.Dst
+		}
+		out = append(out, entryPath{side, ps, pr.stateSubst(g, st)})
 	}
-	return true
+	return out
 }
 
 // Entry-path guards. gcc versions a loop over two pointer arguments on a
@@ -105,25 +114,10 @@ func (pr *Product) computedEntryTerm(t ir.Term) bool {
 // every sample.
 func (pr *Product) entryPathGuards(n *PNode, samples []sample) []ir.Term {
 	b := pr.p.B
-	entry := pr.Nodes[0]
-	key := [2]ir.NodeID{n.Key.Src, n.Key.Dst}
 	seen := map[ir.Term]bool{}
 	var out []ir.Term
-	for side := 0; side < 2; side++ {
-		g := pr.sideTFG(side)
-		if key[side] == g.Entry {
-			continue
-		}
-		anchors := pair.AnchorSet(g)
-		ps := g.PathSet(g.Entry, key[side], ir.PathOptions{Through: func(v ir.NodeID) bool { return !anchors[v] }})
-		if ps == nil {
-			continue
-		}
-		st := entry.Src
-		if side == 1 {
-			st = entry.Dst
-		}
-		cond := pr.simp.Simplify(pr.stateSubst(g, st).Apply(ps.Cond))
+	for _, ep := range pr.entryPaths(n) {
+		cond := pr.simp.Simplify(ep.sub.Apply(ep.ps.Cond))
 		for _, t := range conjuncts(b, cond) {
 			if seen[t] || b.Op(t) == ir.OpTrue || !pr.guardTerm(t) || !pr.holdsOn(n, samples, t) {
 				continue
