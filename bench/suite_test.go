@@ -78,7 +78,7 @@ func TestBuiltinKernels(t *testing.T) {
 		}
 		total += len(fns)
 	}
-	if want := 2 * 29; total != want {
+	if want := 2 * 56; total != want {
 		t.Errorf("%d functions over both compilers, want %d", total, want)
 	}
 }
