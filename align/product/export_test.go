@@ -38,3 +38,9 @@ func SrcSlotVars(n *PNode) []SlotVar {
 	}
 	return out
 }
+
+// WidenSource widens e's source path set for model m (widen.go).
+func WidenSource(pr *Product, e *PEdge, m ir.Env) bool { return pr.widenSource(e, m) }
+
+// SrcCond is e's source path-set condition over its from-node's state.
+func SrcCond(e *PEdge) ir.Term { return e.condS }

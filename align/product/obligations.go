@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"eqc/align/product/pair"
@@ -153,11 +154,24 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 	// obligations checks e's, rebuilding it with the counterexample when
 	// what failed was a guess of its splitter (refute.go).
 	obligations := func(e *PEdge, rebuilt bool) bool {
+		widenings := 0
 		for tries := 0; ; tries++ {
 			done := len(out.Obligations)
 			model = nil
 			if pr.edgeObligations(e, rebuilt, inductive, pre, check) {
 				return true
+			}
+			// A source path set with too few loop passes (widen.go).
+			if last := out.Obligations[len(out.Obligations)-1]; last.Status == smtlib.Sat && strings.HasSuffix(last.Name, ": "+sourceTooNarrow) &&
+				widenings < maxWidenings && ctx.Err() == nil && pr.widenSource(e, model) {
+				if pair.Debug {
+					fmt.Fprintf(os.Stderr, "eqc: n%d→n%d rebuilt with its source paths widened to %d loop passes\n", e.From, e.To, e.Spec.Mu)
+				}
+				out.Obligations, out.Reason = out.Obligations[:done], ""
+				widenings++
+				tries--
+				rebuilt = true
+				continue
 			}
 			if pair.Debug && model != nil {
 				ev := ir.NewEvaluator(b, model)
