@@ -30,6 +30,7 @@ import "eqc/ir"
 type FrameTaint struct {
 	b       *ir.Builder
 	rsp0    ir.Term
+	obva    bool             // the runs it is about have no OBVA undefined behaviour
 	mem0    ir.Term          // the entry memory, or ir.NoTerm
 	derived map[ir.Term]bool // variables the program's edges define
 	heap    bool             // a derived value may be stored outside the frame
@@ -61,7 +62,29 @@ type TaintDef struct {
 // rsp0 the entry rsp and mem0 the entry memory (ir.NoTerm when the edges
 // do not start at the entry).
 func AnalyzeFrameTaint(b *ir.Builder, rsp0, mem0 ir.Term, edges []TaintEdge) *FrameTaint {
-	ft := &FrameTaint{b: b, rsp0: rsp0, mem0: mem0, derived: map[ir.Term]bool{}}
+	return analyzeFrameTaint(&FrameTaint{b: b, rsp0: rsp0, mem0: mem0, derived: map[ir.Term]bool{}}, edges)
+}
+
+// AnalyzeFrameTaintOBVA is AnalyzeFrameTaint for the runs the OBVA model
+// is about, those where every access through an address not derived from
+// rsp misses the frame [rsp−StackLimit, rsp+8): there a load through such
+// an address passes the frame's stores, and a load in the frame passes
+// the stores through such addresses. Without it, a loop that moves array
+// elements (t = a[i]; a[i] = a[j]; a[j] = t) had every value derived: the
+// loop head's slot for t holds, on the way in from the entry, whatever
+// the frame held (maybe an address of it), a[i] was read through the
+// store of that slot, and every access of the loop then lost its
+// hypothesis. The induction along a run still holds: the first value
+// wrongly taken as not derived would come from a load through an address
+// not derived, which in such a run reads outside the frame, where only a
+// store the analysis sees puts a derived value. The hypotheses built on
+// it (OBVAHypotheses) are then the model's own; the calling convention's
+// frame check, which no model excuses, keeps AnalyzeFrameTaint.
+func AnalyzeFrameTaintOBVA(b *ir.Builder, rsp0, mem0 ir.Term, edges []TaintEdge) *FrameTaint {
+	return analyzeFrameTaint(&FrameTaint{b: b, rsp0: rsp0, obva: true, mem0: mem0, derived: map[ir.Term]bool{}}, edges)
+}
+
+func analyzeFrameTaint(ft *FrameTaint, edges []TaintEdge) *FrameTaint {
 	for changed := true; changed; {
 		changed = false
 		ft.memo, ft.loads = map[ir.Term]bool{}, map[loadKey]bool{}
@@ -174,6 +197,10 @@ func (ft *FrameTaint) load(m, a ir.Term, n uint32) bool {
 				m = b.Arg(m, 0)
 				continue
 			}
+			if ft.obva && (!stackA && inFrame(offB, k, stackB) && !ft.Derived(a) || !stackB && inFrame(offA, n, stackA) && !ft.Derived(addr)) {
+				m = b.Arg(m, 0)
+				continue
+			}
 			if v, ok := conditionalStore(b, m); ok {
 				// Either v is stored or nothing changes.
 				if ft.Derived(v) {
@@ -219,6 +246,13 @@ func (ft *FrameTaint) load(m, a ir.Term, n uint32) bool {
 		}
 		return ft.Derived(a) || ft.heap || (b.Op(m) != ir.OpVar && ft.Derived(m))
 	}
+}
+
+// inFrame reports whether n bytes at frame offset off (when stack says
+// the address is one) lie in the region OBVA keeps other pointers out
+// of: the frame and the return address, [−StackLimit, 8).
+func inFrame(off int64, n uint32, stack bool) bool {
+	return stack && off >= -StackLimit && off+int64(n) <= 8
 }
 
 // conditionalStore reports whether store m is store(base, a, k,

@@ -84,3 +84,42 @@ func TestFrameTaintTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameTaintOBVA: under the OBVA model a load through an address not
+// derived from rsp passes the stores into the frame and the return
+// address, and a load there passes the stores through such addresses;
+// nothing else changes (the caller's stack area above the return address,
+// addresses derived from rsp).
+func TestFrameTaintOBVA(t *testing.T) {
+	b := ir.NewBuilder()
+	rsp := b.Var("src.rsp", ir.BVSort(64))
+	x := b.Var("src.rdi", ir.BVSort(64))
+	m := b.Var("mem", ir.MemSort)
+	c := func(v int64) ir.Term { return b.Const(64, uint64(v)) }
+	frame := func(off int64) ir.Term { return b.Add(rsp, c(off)) }
+	cases := []struct {
+		name        string
+		t           ir.Term
+		plain, obva bool
+	}{
+		{"an argument's pointee past a frame slot holding a frame address", b.Select(b.Store(m, frame(-16), 8, frame(-8)), x, 8), true, false},
+		{"an argument's pointee past the return address overwritten", b.Select(b.Store(m, frame(0), 8, frame(-8)), x, 4), true, false},
+		{"a frame slot past a store of a frame address through an argument", b.Select(b.Store(b.Store(m, frame(-16), 8, x), x, 8, frame(-32)), frame(-16), 8), true, false},
+		{"an argument's pointee past the caller's stack area holding a frame address", b.Select(b.Store(m, frame(16), 8, frame(-8)), x, 8), true, true},
+		{"a frame-derived address past a frame slot holding a frame address", b.Select(b.Store(m, frame(-16), 8, frame(-8)), b.Add(rsp, x), 8), true, true},
+		{"a frame slot past a store through a frame-derived address", b.Select(b.Store(b.Store(m, frame(-16), 8, x), b.Add(rsp, x), 8, frame(-32)), frame(-16), 8), true, true},
+		{"an argument's pointee past a store of a frame address through an argument", b.Select(b.Store(m, b.Add(x, c(8)), 8, frame(-8)), x, 8), true, true},
+	}
+	for _, tc := range cases {
+		for _, obva := range []bool{false, true} {
+			ft := &FrameTaint{b: b, rsp0: rsp, obva: obva, mem0: m, derived: map[ir.Term]bool{}, memo: map[ir.Term]bool{}, loads: map[loadKey]bool{}}
+			want := tc.plain
+			if obva {
+				want = tc.obva
+			}
+			if got := ft.Derived(tc.t); got != want {
+				t.Errorf("%s (obva %v): derived = %v, want %v", tc.name, obva, got, want)
+			}
+		}
+	}
+}

@@ -348,9 +348,9 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 			slots = append(slots, sl)
 		}
 	}
-	memo := map[ir.Term]ir.Term{}
-	ms := pr.simp.Simplify(b.Select(pr.withoutSlotStores(e.postS[x86.StateMem], slots, memo), a, 1))
-	md := pr.simp.Simplify(b.Select(pr.withoutSlotStores(e.postD[x86.StateMem], slots, memo), a, 1))
+	memo, bytes := map[ir.Term]ir.Term{}, map[ir.Term]ir.Term{}
+	ms := pair.ByteAt(b, pr.simp, pr.withoutSlotStores(e.postS[x86.StateMem], slots, memo), a, bytes)
+	md := pair.ByteAt(b, pr.simp, pr.withoutSlotStores(e.postD[x86.StateMem], slots, memo), a, bytes)
 	return check(where+": memories agree outside the stack slots", append(append(live, outside...), b.Not(b.Eq(ms, md)))...)
 }
 

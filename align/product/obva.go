@@ -45,7 +45,7 @@ func (pr *Product) computeFrameTaint() *ub.FrameTaint {
 		sub := pr.stateSubst(pr.p.Src.TFG, pr.Nodes[e.From].Src)
 		edges = append(edges, pr.taintEdge(0, e, simplifyAll(pr.simp, sub.ApplyAll(e.src.Transfer))))
 	}
-	return ub.AnalyzeFrameTaint(pr.p.B, pr.rsp0, ir.NoTerm, edges)
+	return ub.AnalyzeFrameTaintOBVA(pr.p.B, pr.rsp0, ir.NoTerm, edges)
 }
 
 // taintEdge is side's half of e for the frame taint: the memory post

@@ -430,7 +430,7 @@ func (p *Pair) loopFreeOBVA(paths []*ir.Edge) ([]ir.Term, ub.Misses) {
 	for _, e := range paths {
 		edges = append(edges, ub.TaintEdge{Mem: e.Transfer[x86.StateMem]})
 	}
-	taint := ub.AnalyzeFrameTaint(b, rsp0, p.SrcVar(x86.StateMem), edges)
+	taint := ub.AnalyzeFrameTaintOBVA(b, rsp0, p.SrcVar(x86.StateMem), edges)
 	var out []ir.Term
 	misses := ub.Misses{}
 	for _, e := range paths {
@@ -622,10 +622,8 @@ func (p *Pair) MemoryDiffersOutsideStack(ms, md ir.Term, simp *ir.Simplifier) []
 	rsp := p.SrcVar(x86.StateGPR0 + x86.RSP)
 	inStack := b.And(b.Ule(b.Sub(rsp, b.Const(64, StackLimit)), a), b.Ult(a, b.Add(rsp, b.Const(64, 8))))
 	strip := p.stackStoreStripper(rsp)
-	rs, rd := b.Select(strip(ms), a, 1), b.Select(strip(md), a, 1)
-	if simp != nil {
-		rs, rd = simp.Simplify(rs), simp.Simplify(rd)
-	}
+	bytes := map[ir.Term]ir.Term{}
+	rs, rd := ByteAt(b, simp, strip(ms), a, bytes), ByteAt(b, simp, strip(md), a, bytes)
 	return []ir.Term{b.Not(inStack), b.Not(b.Eq(rs, rd))}
 }
 

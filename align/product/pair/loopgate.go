@@ -17,6 +17,10 @@ func (p *Pair) ModelPrecondition() (ir.Term, []string) {
 	if p.UsesOBVA() {
 		assumptions = append(assumptions, OBVAAssumption)
 	}
+	if facts, lines := p.frameFreeParams(); len(facts) > 0 {
+		pre = p.B.And(append([]ir.Term{pre}, facts...)...)
+		assumptions = append(assumptions, lines...)
+	}
 	assumptions = append(assumptions, p.sanitizerAssumptions()...)
 	if callees := p.tfgCallees(); len(callees) > 0 {
 		assumptions = append(assumptions, p.callAssumptions(callees)...)

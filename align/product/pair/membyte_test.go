@@ -1,0 +1,62 @@
+package pair
+
+import (
+	"math/rand"
+	"testing"
+
+	"eqc/ir"
+)
+
+// ByteAt against the evaluator's select: random chains of stores of 1 to
+// 16 bytes and joins over a base memory, read at every address around
+// them, the chains' addresses variables so that nothing folds, with and
+// without the simplifier.
+func TestByteAt(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for round := 0; round < 40; round++ {
+		b := ir.NewBuilder()
+		simp := ir.NewSimplifier(b)
+		p := b.Var("p", ir.BVSort(64))
+		q := b.Var("q", ir.BVSort(64))
+		c := b.Var("c", ir.BoolSort)
+		a := b.Var("a", ir.BVSort(64))
+		base := b.Var("m", ir.MemSort)
+		m := base
+		for k := 0; k < 6; k++ {
+			n := []uint32{1, 2, 4, 8, 16}[rng.Intn(5)]
+			ptr := []ir.Term{p, q}[rng.Intn(2)]
+			addr := b.Add(ptr, b.Const(64, uint64(rng.Intn(24))-8))
+			v := b.Const(8*n, rng.Uint64())
+			if n == 16 {
+				v = b.Concat(b.Const(64, rng.Uint64()), b.Const(64, rng.Uint64()))
+			}
+			st := b.Store(m, addr, n, v)
+			if rng.Intn(3) == 0 {
+				st = b.Ite(c, st, b.Store(m, ptr, 1, b.Const(8, uint64(k))))
+			}
+			m = st
+		}
+		for _, s := range []*ir.Simplifier{nil, simp} {
+			got := ByteAt(b, s, m, a, map[ir.Term]ir.Term{})
+			pv := uint64(0x1000)
+			for _, qv := range []uint64{0x1000, 0x1004, 0x100c, 0x0ff8} {
+				for _, cv := range []bool{false, true} {
+					for av := pv - 16; av < pv+40; av++ {
+						env := &ir.MapEnv{Vars: map[ir.Term]ir.Value{
+							p: ir.BVValue(ir.NewBV(64, pv)), q: ir.BVValue(ir.NewBV(64, qv)), c: ir.BoolValue(cv),
+							a: ir.BVValue(ir.NewBV(64, av)), base: ir.MemValue(ir.NewMem(0x5a)),
+						}}
+						want, err1 := ir.Eval(b, b.Select(m, a, 1), env)
+						have, err2 := ir.Eval(b, got, env)
+						if err1 != nil || err2 != nil {
+							t.Fatal(err1, err2)
+						}
+						if want.BV().Uint64() != have.BV().Uint64() {
+							t.Fatalf("round %d, q %#x, c %v, a %#x: select %#x, ByteAt %#x", round, qv, cv, av, want.BV().Uint64(), have.BV().Uint64())
+						}
+					}
+				}
+			}
+		}
+	}
+}
