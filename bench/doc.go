@@ -18,9 +18,9 @@
 // a multiple of 5 (s351 strides by 5). Each kernel's comment states the
 // preconditions that keep its indices in bounds. "corpus" is a few small
 // integer C programs (string routines, CRC-32, sorting and searching, bit
-// loops) under corpus/, with no manifest. "kernels" is 29 integer loop
-// kernels over arrays given by pointer and length, loop nests and
-// searches, under kernels/ with a manifest (both compilers, O0..O3). All
+// loops) under corpus/, with no manifest. "kernels" is 56 integer loop
+// kernels over arrays given by pointer and length, loop nests, searches,
+// byte and string loops and loops over an integer's bits, under kernels/ with a manifest (both compilers, O0..O3). All
 // are embedded in the binary; Prepare writes them to a directory named by
 // their content hash.
 //
