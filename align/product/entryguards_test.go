@@ -23,20 +23,7 @@ func TestEntryGuards(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles with gcc-12")
 	}
-	objs := aligntest.CompileC(t, "gcc-12", "addn", "void addn(int *d, const int *s, int n)\n{\n\tfor (int i = 0; i < n; i++)\n\t\td[i] += s[i];\n}\n", "O0", "O3")
-	p, err := pair.Load(objs["O0"], "addn", objs["O3"], "addn")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs := p.CoExecuteAll(context.Background())
-	aligns, _, _ := correlate.Engine{}.Alignments(context.Background(), p, runs, 1)
-	if len(aligns) == 0 {
-		t.Fatal("no alignment of the co-executions")
-	}
-	pr, reason := product.Build(p, aligns[0], runs, learning.Search())
-	if pr == nil {
-		t.Fatal(reason)
-	}
+	p, pr := buildProduct(t, "gcc-12", "addn", "void addn(int *d, const int *s, int n)\n{\n\tfor (int i = 0; i < n; i++)\n\t\td[i] += s[i];\n}\n")
 	rdi, rsi := p.SrcVar(x86.StateGPR0+x86.RDI), p.SrcVar(x86.StateGPR0+x86.RSI)
 	both := 0
 	for _, n := range pr.Nodes {
@@ -59,4 +46,26 @@ func TestEntryGuards(t *testing.T) {
 	if both == 0 {
 		t.Errorf("no node has an entry guard relating d and s")
 	}
+}
+
+// buildProduct compiles C source src with cc at -O0 and -O3, co-executes
+// function fn's two builds and builds the product of the static engine's
+// first alignment.
+func buildProduct(t *testing.T, cc, fn, src string) (*pair.Pair, *product.Product) {
+	t.Helper()
+	objs := aligntest.CompileC(t, cc, fn, src, "O0", "O3")
+	p, err := pair.Load(objs["O0"], fn, objs["O3"], fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := p.CoExecuteAll(context.Background())
+	aligns, _, _ := correlate.Engine{}.Alignments(context.Background(), p, runs, 1)
+	if len(aligns) == 0 {
+		t.Fatal("no alignment of the co-executions")
+	}
+	pr, reason := product.Build(p, aligns[0], runs, learning.Search())
+	if pr == nil {
+		t.Fatal(reason)
+	}
+	return p, pr
 }

@@ -1,13 +1,9 @@
 package product_test
 
 import (
-	"context"
 	"testing"
 
-	"eqc/align/correlate"
-	"eqc/align/internal/aligntest"
 	"eqc/align/product"
-	"eqc/align/product/learning"
 	"eqc/align/product/pair"
 	"eqc/ir"
 	"eqc/x86"
@@ -23,20 +19,7 @@ func TestWidenSource(t *testing.T) {
 		t.Skip("compiles with gcc-12")
 	}
 	const src = "int maxv(const int *a, int n)\n{\n\tint m = a[0];\n\tfor (int i = 1; i < n; i++)\n\t\tif (a[i] > m)\n\t\t\tm = a[i];\n\treturn m;\n}\n"
-	objs := aligntest.CompileC(t, "gcc-12", "maxv", src, "O0", "O3")
-	p, err := pair.Load(objs["O0"], "maxv", objs["O3"], "maxv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs := p.CoExecuteAll(context.Background())
-	aligns, _, _ := correlate.Engine{}.Alignments(context.Background(), p, runs, 1)
-	if len(aligns) == 0 {
-		t.Fatal("no alignment of the co-executions")
-	}
-	pr, reason := product.Build(p, aligns[0], runs, learning.Search())
-	if pr == nil {
-		t.Fatal(reason)
-	}
+	p, pr := buildProduct(t, "gcc-12", "maxv", src)
 	entryState := func(n uint64) ir.Env {
 		env := &ir.MapEnv{Vars: map[ir.Term]ir.Value{}}
 		for i := 0; i < x86.StateLen; i++ {
