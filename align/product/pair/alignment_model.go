@@ -3,7 +3,6 @@ package pair
 import (
 	"fmt"
 
-	"eqc/inputs"
 	"eqc/ir"
 	"eqc/ub"
 	"eqc/x86"
@@ -33,11 +32,8 @@ func (p *Pair) alignedParams() ([]ir.Term, []string) {
 	b := p.B
 	var facts []ir.Term
 	var lines []string
-	for _, prm := range inputs.Classify(f.Debug).Params {
-		t := prm.Type
-		if prm.Kind != inputs.Pointer || prm.Reg >= len(x86.CalleeArgRegs) {
-			continue
-		}
+	for _, rp := range p.registerPointerParams() {
+		t := rp.Type
 		switch t.PointeeKind {
 		case x86.KindInt, x86.KindFloat, x86.KindPointer, x86.KindEnum:
 		default:
@@ -47,10 +43,8 @@ func (p *Pair) alignedParams() ([]ir.Term, []string) {
 		if size != 2 && size != 4 && size != 8 {
 			continue
 		}
-		reg := x86.CalleeArgRegs[prm.Reg]
-		v := p.SrcVar(x86.StateGPR0 + reg)
-		facts = append(facts, b.Eq(b.BVAnd(v, b.Const(64, size-1)), b.Const(64, 0)))
-		lines = append(lines, fmt.Sprintf("align: parameter %s (%s, in %s) is a multiple of %d (a misaligned %s is undefined behaviour)", prm.Name, t.Name, x86.GPRNames[reg], size, t.Name))
+		facts = append(facts, b.Eq(b.BVAnd(rp.Var, b.Const(64, size-1)), b.Const(64, 0)))
+		lines = append(lines, fmt.Sprintf("align: parameter %s (%s, in %s) is a multiple of %d (a misaligned %s is undefined behaviour)", rp.Name, t.Name, x86.GPRNames[rp.Reg], size, t.Name))
 	}
 	return facts, lines
 }

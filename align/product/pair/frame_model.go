@@ -37,14 +37,36 @@ func (p *Pair) frameFreeParams() ([]ir.Term, []string) {
 	lo := b.Sub(rsp, b.Const(64, ub.StackLimit))
 	var facts []ir.Term
 	var lines []string
+	for _, rp := range p.registerPointerParams() {
+		facts = append(facts, b.Uge(b.Sub(rp.Var, lo), b.Const(64, ub.StackLimit+8)))
+		lines = append(lines, fmt.Sprintf("obva: parameter %s (%s, in %s) points outside the stack region [rsp−%#x, rsp+8): no object of the caller is there", rp.Name, rp.Type.Name, x86.GPRNames[rp.Reg], ub.StackLimit))
+	}
+	return facts, lines
+}
+
+// registerPointerParam is a parameter of pointer type passed in a
+// register: its DWARF description, the register and its entry variable.
+type registerPointerParam struct {
+	inputs.Param
+	Reg int // x86 GPR number
+	Var ir.Term
+}
+
+// registerPointerParams lists the source's register parameters of pointer
+// type, from its DWARF; none without it. The models' premises about
+// pointer arguments (alignment_model.go, this file) range over them.
+func (p *Pair) registerPointerParams() []registerPointerParam {
+	f := p.Src.Fn.Func
+	if f == nil || f.Debug == nil {
+		return nil
+	}
+	var out []registerPointerParam
 	for _, prm := range inputs.Classify(f.Debug).Params {
 		if prm.Kind != inputs.Pointer || prm.Reg >= len(x86.CalleeArgRegs) {
 			continue
 		}
 		reg := x86.CalleeArgRegs[prm.Reg]
-		v := p.SrcVar(x86.StateGPR0 + reg)
-		facts = append(facts, b.Uge(b.Sub(v, lo), b.Const(64, ub.StackLimit+8)))
-		lines = append(lines, fmt.Sprintf("obva: parameter %s (%s, in %s) points outside the stack region [rsp−%#x, rsp+8): no object of the caller is there", prm.Name, prm.Type.Name, x86.GPRNames[reg], ub.StackLimit))
+		out = append(out, registerPointerParam{Param: prm, Reg: reg, Var: p.SrcVar(x86.StateGPR0 + reg)})
 	}
-	return facts, lines
+	return out
 }
