@@ -76,6 +76,7 @@ kernels: build
 # The open SPEC-like suite (bench/spec): fetch the programs' sources from
 # Debian, build, sweep a sample (SAMPLE= per program; FULL=1 for all) and
 # print the tables; TIMEOUT=, JOBS=, OPT= as for the script (README.md).
+# SPEC_DIR=/path/to/cpu2006 sweeps a SPEC CPU tree of your own instead.
 spec: build
 	./scripts/spec.sh
 

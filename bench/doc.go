@@ -94,6 +94,16 @@
 // llvm-16-dev on first use). Stratified picks a size-stratified sample
 // of a suite's functions (eqc sweep --sample).
 //
+// # SPEC CPU
+//
+// For the owners of SPEC CPU, OpenAll takes an installed tree (a directory
+// with benchspec/): each integer C benchmark of CPU2000, CPU2006 or CPU2017
+// is a suite, its sources and flags read from its own Spec/object.pm
+// (ParseSpecObject) and its files compiled in src/ with the defines SPEC's
+// tools add on 64-bit Linux (speccpu.go). One benchmark's directory is
+// that benchmark alone. Benchmarks that cannot be read are left out with
+// their reason (OpenOptions.Warn).
+//
 // # Caching
 //
 // Compile names each object by a hash of the compiler's version line, the

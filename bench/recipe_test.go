@@ -25,7 +25,7 @@ func TestBuiltinRecipes(t *testing.T) {
 			t.Errorf("%s: static functions not checked by default", name)
 		}
 	}
-	suites, err := OpenAll(SpecSuite)
+	suites, err := OpenAll(SpecSuite, OpenOptions{})
 	if err != nil || len(suites) != len(names) {
 		t.Fatalf("OpenAll(spec): %d suites, %v", len(suites), err)
 	}

@@ -161,9 +161,40 @@ func Open(nameOrDir string) (*Suite, error) {
 	return Builtin(nameOrDir)
 }
 
+// OpenOptions are what OpenAll needs beyond the suite's name.
+type OpenOptions struct {
+	// Warn receives one line per benchmark of a SPEC CPU tree that cannot
+	// be built (and is left out); nil discards them.
+	Warn io.Writer
+	// SpecCFlags are added to every build of a SPEC CPU benchmark (a
+	// user's portability flags).
+	SpecCFlags []string
+}
+
 // OpenAll resolves a --suite argument that may name several suites:
-// "spec" is every built-in recipe, in name order; anything else is Open's.
-func OpenAll(nameOrDir string) ([]*Suite, error) {
+// "spec" is every built-in recipe, in name order; the top directory of an
+// installed SPEC CPU tree is each of its integer C benchmarks
+// (SpecCPUSuites), one benchmark's directory in it that benchmark;
+// anything else is Open's.
+func OpenAll(nameOrDir string, o OpenOptions) ([]*Suite, error) {
+	if info, err := os.Stat(nameOrDir); err == nil && info.IsDir() {
+		switch {
+		case IsSpecCPUTree(nameOrDir):
+			suites, skipped, err := SpecCPUSuites(nameOrDir, o.SpecCFlags)
+			for _, e := range skipped {
+				if o.Warn != nil {
+					fmt.Fprintf(o.Warn, "eqc: left out: %v\n", e)
+				}
+			}
+			return suites, err
+		case isSpecCPUBenchmark(nameOrDir):
+			s, err := OpenSpecCPUBenchmark(nameOrDir, o.SpecCFlags)
+			if err != nil {
+				return nil, err
+			}
+			return []*Suite{s}, nil
+		}
+	}
 	if nameOrDir != SpecSuite {
 		s, err := Open(nameOrDir)
 		if err != nil {

@@ -79,7 +79,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("--ub: %v", err)
 	}
-	suites, err := bench.OpenAll(*suiteArg)
+	suites, err := bench.OpenAll(*suiteArg, bench.OpenOptions{Warn: stderr, SpecCFlags: strings.Fields(*f.specCFlags)})
 	if err != nil {
 		var unknown *bench.UnknownSuiteError
 		if errors.As(err, &unknown) {
@@ -188,13 +188,13 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 }
 
 // sweepUsage is the argument synopsis of eqc sweep.
-const sweepUsage = "--suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--src-cc NAME] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES] [--sample N] [--variant LIST] [--shard I/N]"
+const sweepUsage = "--suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--src-cc NAME] [--ub SPEC]... [--engine E] [--timeout D] [--jobs N] [--out DIR] [--mem BYTES] [--sample N] [--variant LIST] [--shard I/N] [--spec-cflags FLAGS]"
 
 // sweepFlags are eqc sweep's flags; eqc slurm defines them too and passes
 // them on to each array task's sweep.
 type sweepFlags struct {
 	suite, cc, opt, srcOpt, engine, out, mem, shard *string
-	variant, srcCC                                  *string
+	variant, srcCC, specCFlags                      *string
 	ub                                              *specList
 	timeout                                         *time.Duration
 	jobs, sample                                    *int
@@ -202,7 +202,8 @@ type sweepFlags struct {
 
 func defineSweepFlags(fs *flag.FlagSet) *sweepFlags {
 	f := &sweepFlags{ub: &specList{}}
-	f.suite = fs.String("suite", "", "built-in suite name (tsvc, corpus, kernels), spec (every recipe), a recipe's program (bzip2, lua, ...), or a suite directory")
+	f.suite = fs.String("suite", "", "built-in suite name (tsvc, corpus, kernels), spec (every recipe), a recipe's program (bzip2, lua, ...), a suite directory, or an installed SPEC CPU tree (its integer C benchmarks) or one benchmark directory in it")
+	f.specCFlags = fs.String("spec-cflags", "", "blank-separated flags added to every build of a SPEC CPU benchmark (portability flags of your own)")
 	f.cc = fs.String("cc", "", "comma-separated compilers (default: the suite's, gcc-12,clang-16)")
 	f.opt = fs.String("opt", "O3", "comma-separated target optimization settings (O3, O2+sse4.2, O2+fwrapv, O2+fno-strict-aliasing, ...)")
 	f.srcOpt = fs.String("src-opt", "O0", "optimization setting of the source side")

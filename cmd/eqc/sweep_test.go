@@ -347,7 +347,7 @@ func TestKeepVariants(t *testing.T) {
 	for _, tc := range []struct{ list, want string }{
 		{"fixed", "fixed"}, {"param", "param"}, {"param, fixed", "fixed param"}, {"fixed,nope", "error"},
 	} {
-		suites, err := bench.OpenAll("tsvc")
+		suites, err := bench.OpenAll("tsvc", bench.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -429,5 +429,39 @@ func TestSweepRecipe(t *testing.T) {
 	}
 	if len(seen) != 4 {
 		t.Errorf("rows %v, want both functions with both compilers", seen)
+	}
+}
+
+// TestSweepSpecCPU sweeps an installed SPEC CPU tree (a stand-in of our
+// own, bench/testdata/speccpu): each integer C benchmark is a suite of the
+// sweep, built from its object.pm, and the benchmark left out is named.
+func TestSweepSpecCPU(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"sweep", "--suite", "../../bench/testdata/speccpu", "--cc", "gcc-12", "--opt", "O2", "--timeout", "30s", "--jobs", "2", "--out", out}
+	code, stdout, stderr := runEQC(t, args...)
+	if code != exitEquivalent && code != exitUnknown {
+		t.Fatalf("sweep exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "429.mcf") {
+		t.Errorf("stderr does not name the benchmark left out:\n%s", stderr)
+	}
+	got := map[string]bool{}
+	for _, r := range readRows(t, out) {
+		got[r.Suite+" "+r.Function] = true
+		if r.Verdict == "not-equivalent" {
+			t.Errorf("%s %s: a correct compilation called not-equivalent: %+v", r.Suite, r.Function, r)
+		}
+		if !strings.Contains(r.CFlags, "-DSPEC_CPU") {
+			t.Errorf("%s %s: cflags %q without the SPEC tools' define", r.Suite, r.Function, r.CFlags)
+		}
+	}
+	want := []string{"164.gzip low_bits", "401.bzip2 rotate", "401.bzip2 spec_hash", "401.bzip2 toy_mix"}
+	if len(got) != len(want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	for _, w := range want {
+		if !got[w] {
+			t.Errorf("no row for %s (rows %v)", w, got)
+		}
 	}
 }

@@ -1,0 +1,1 @@
+float mesa(float x) { return x; }

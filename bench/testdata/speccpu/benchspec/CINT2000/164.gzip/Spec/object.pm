@@ -1,0 +1,5 @@
+$benchnum  = '164';
+$benchname = 'gzip';
+$benchlang = 'C';
+@sources = qw( bits.c );
+1;

@@ -1,0 +1,3 @@
+#include "toy.h"
+
+unsigned toy_mix(unsigned x, unsigned y) { return x * 33u + (y >> 1); }

@@ -1,0 +1,5 @@
+$benchnum  = '429';
+$benchname = 'mcf';
+$benchlang = 'C';
+@sources=qw(mcf.c);
+1;

@@ -1,0 +1,5 @@
+$benchnum  = '433';
+$benchname = 'milc';
+$benchlang = 'C';
+@sources=qw(milc.c);
+1;

@@ -1,0 +1,1 @@
+double milc(double x) { return x * 2; }

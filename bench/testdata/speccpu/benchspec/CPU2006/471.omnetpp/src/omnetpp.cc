@@ -1,0 +1,1 @@
+int omnetpp() { return 1; }
