@@ -40,7 +40,7 @@ def load(directory, latest=True):
         frames = [pd.read_parquet(f) for f in glob.glob(os.path.join(directory, "**", "*.parquet"), recursive=True)]
         df = pd.concat(frames, ignore_index=True)
         if latest:
-            keys = ["suite", "benchmark", "function", "compiler", "src_opt", "dst_opt", "cflags", "ub_model", "engine", "variant"]
+            keys = ["suite", "benchmark", "function", "compiler", "src_compiler", "src_opt", "dst_opt", "cflags", "ub_model", "engine", "variant"]
             df = df.sort_values("started_at").drop_duplicates(keys, keep="last")
         return df.reset_index(drop=True)
     except ImportError:

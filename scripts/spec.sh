@@ -10,7 +10,9 @@
 # stratified by size (the same functions at every compiler and level), so
 # that the whole job fits in about half an hour on two cores. FULL=1
 # checks every function. TIMEOUT is the per-check timeout, JOBS the
-# checks at once (0: one per CPU), OPT the target levels. The sweep
+# checks at once (0: one per CPU), OPT the target levels. It also sweeps
+# the sample's cross-compiler pairs, clang-16 -O0 against gcc-12 -O2
+# (CROSS=0: not). The sweep
 # resumes: checks with a row under results/spec are not run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +42,19 @@ bin/eqc sweep --suite "$suite" --out "$out" --sample "$sample" --opt "${OPT:-O2,
 if [ "$status" -gt 2 ]; then
   echo "eqc sweep failed (exit $status)" >&2
   exit "$status"
+fi
+# Cross-compiler pairs for the thesis's Table 2.4 (CompCert -O0 against gcc
+# -O2 there): the same sample, clang-16 -O0 against gcc-12 -O2. CROSS=0
+# leaves them out.
+if [ "${CROSS:-1}" != 0 ]; then
+  echo "== cross-compiler pairs: clang-16 O0 vs gcc-12 O2 -> $out" >&2
+  status=0
+  bin/eqc sweep --suite "$suite" --out "$out" --sample "$sample" --src-cc clang-16 --cc gcc-12 --opt O2 \
+    --jobs "${JOBS:-0}" --timeout "${TIMEOUT:-20s}" --spec-cflags "${SPEC_CFLAGS:-}" || status=$?
+  if [ "$status" -gt 2 ]; then
+    echo "eqc sweep failed (exit $status)" >&2
+    exit "$status"
+  fi
 fi
 echo "== eqc report $out" >&2
 bin/eqc report "$out"

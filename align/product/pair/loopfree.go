@@ -312,6 +312,23 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			return out
 		}
 	}
+	// Reads through pointers past the frame's stores (framereads.go): an
+	// exact rewrite, so every obligation may read the rewritten terms.
+	guard := p.frameReadGuard(p.SrcVar(x86.StateGPR0+x86.RSP), p.Src.TFG.Simplifier)
+	pre = guard(pre)
+	for _, r := range []*loopFreeRun{&src, &dst} {
+		r.normal, r.ends = guard(r.normal), guard(r.ends)
+		if r.final != nil {
+			final := make([]ir.Term, len(r.final)) // r.final may be the path set's own slice
+			for i, t := range r.final {
+				final[i] = guard(t)
+			}
+			r.final = final
+		}
+		if r.endMem != ir.NoTerm {
+			r.endMem = guard(r.endMem)
+		}
+	}
 
 	check := func(name string, goal ...ir.Term) bool {
 		q := prove.Query{B: b, Assertions: append([]ir.Term{pre}, goal...), Let: calls}
