@@ -359,6 +359,11 @@ func reportDifference(ctx context.Context, req Request, models ub.Set, p *pair.P
 			return
 		}
 	}
+	if names := p.StaticLocalsNamedApart(); names != "" {
+		res.Verdict = Unknown
+		res.Reason = "static-locals-named-apart: the difference shows, but the two files name a function's static objects differently (" + names + "; compilers do: gcc `x.0`, clang `f.x`), so the runs place and key them apart"
+		return
+	}
 	if staticFunction(req.DstPath, req.DstFunc) {
 		res.Verdict = Unknown
 		res.Reason = "static-function: the difference shows, but a static function's callers all sit in its file, and the compiler may have specialized its interface to them (a constant or dead argument removed, clang's IPSCCP and dead-argument elimination): its callers are what to check"

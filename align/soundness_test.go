@@ -92,3 +92,48 @@ func TestUntouchedStaticInitializers(t *testing.T) {
 		})
 	}
 }
+
+// TestStaticLocalsAcrossCompilers is the regression test of a false
+// not-equivalent on a cross-compiler pair (make spec's clang-16 -O0 →
+// gcc-12 -O2, sqlite3RegisterBuiltinFunctions): a function passes its
+// static table to a callee, and the two compilers name the table
+// differently, so the native runs keyed the two pointers apart. Across
+// compilers the check must not say not-equivalent, for the correct build
+// and, since the difference it would show is the names', for a mutant
+// either; with one compiler the correct build is proved and the mutant
+// not-equivalent.
+func TestStaticLocalsAcrossCompilers(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "soundness", "staticlocal.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mutant := strings.Replace(string(src), "use(tab, n)", "use(tab, n + 1)", 1)
+	s, _, err := prove.New(prove.Options{CacheSize: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	gcc := aligntest.CompileC(t, "gcc-12", "staticlocal", string(src), "O0", "O2")
+	gccMut := aligntest.CompileC(t, "gcc-12", "mutant", mutant, "O2")
+	clang := aligntest.CompileC(t, "clang-16", "staticlocal", string(src), "O0")
+	for _, tc := range []struct {
+		name, src, dst string
+		want           string
+		reason         string
+	}{
+		{"clang-16 -O0 → gcc-12 -O2", clang["O0"], gcc["O2"], Unknown, "static-locals-named-apart"},
+		{"clang-16 -O0 → gcc-12 -O2 mutant", clang["O0"], gccMut["O2"], Unknown, "static-locals-named-apart"},
+		{"gcc-12 -O0 → -O2", gcc["O0"], gcc["O2"], Equivalent, ""},
+		{"gcc-12 -O0 → -O2 mutant", gcc["O0"], gccMut["O2"], NotEquivalent, ""},
+	} {
+		req := Request{SrcPath: tc.src, SrcFunc: "reg", DstPath: tc.dst, DstFunc: "reg", UB: "all", Timeout: 30 * time.Second}
+		res, err := Check(context.Background(), req, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %s (%s)", tc.name, res.Verdict, res.Reason)
+		if res.Verdict != tc.want || !strings.HasPrefix(res.Reason, tc.reason) {
+			t.Errorf("%s: %s (%s), want %s %q", tc.name, res.Verdict, res.Reason, tc.want, tc.reason)
+		}
+	}
+}
