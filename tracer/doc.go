@@ -23,7 +23,8 @@
 //   - defines every undefined function, except those kept from libc
 //     (LinkOptions.Libc, by default the pure memory and string routines of
 //     DefaultLibc that compilers introduce), as a stub: its result is
-//     StubResult(name, widened arguments), a hash of its named scalar
+//     StubResult(name, widened arguments) (converted to the result type:
+//     a _Bool result is 0 or 1, as the ABI has it), a hash of its named scalar
 //     arguments (parameter types from DWARF, or from LinkOptions.Protos
 //     when the object's own DWARF has no prototype, so both objects of a
 //     pair agree; sign- or zero-extended to 64 bits, floats as bit

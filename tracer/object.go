@@ -53,6 +53,10 @@ type Param struct {
 	Size    int  // bytes: 1, 2, 4 or 8
 	Signed  bool // integer parameters: sign- (true) or zero-extended to 64 bits
 	Pointer bool // a pointer: compared and hashed by what it points to (canon.go)
+	// Bool: C's _Bool, whose value the SysV ABI fixes at 0 or 1 in the
+	// low byte; a stub returning one returns (_Bool)h, as a real callee
+	// would, since callers test the byte as they like (al ^ 1, test al).
+	Bool bool
 }
 
 // Extern is an undefined symbol of an object.
@@ -298,7 +302,7 @@ func scalarOf(d *dwarf.Data, off dwarf.Offset) (Param, bool) {
 	case *dwarf.PtrType:
 		return Param{Kind: ScalarInt, Size: 8, Pointer: true}, true
 	case *dwarf.BoolType:
-		return Param{Kind: ScalarInt, Size: 1}, true
+		return Param{Kind: ScalarInt, Size: 1, Bool: true}, true
 	case *dwarf.IntType, *dwarf.CharType:
 		return intParam(t.Size(), true)
 	case *dwarf.UintType, *dwarf.UcharType:
@@ -334,6 +338,9 @@ func (p Param) cType() string {
 		return "float"
 	case ScalarFloat64:
 		return "double"
+	}
+	if p.Bool {
+		return "_Bool"
 	}
 	s := map[int]string{1: "char", 2: "short", 4: "int", 8: "long"}[p.Size]
 	if p.Size == 1 && p.Signed {

@@ -123,6 +123,32 @@ long callg(long x) { return g(x) + 2 * g(x + 1) + h((int)x, 200) + (d(1.5) > 0.0
 	}
 }
 
+// TestBoolStub: a stub of a function that returns _Bool returns 0 or 1 in
+// al, as the ABI has it and a real callee would (callers test the byte as
+// they like: -O0 code `xor $1, %al`, -O2 `test %al, %al`, and those
+// disagree on any other byte). callok reads the byte as returned (-O0
+// stores al and copies it).
+func TestBoolStub(t *testing.T) {
+	src := `_Bool ok(long x);
+void *memcpy(void *, const void *, unsigned long);
+long callok(long x) { _Bool b = ok(x); unsigned char c; memcpy(&c, &b, 1); return c; }
+`
+	exe, p := build(t, "boolstub", src, LinkOptions{}, "-O0")
+	if e, ok := exe.Object.Extern("ok"); !ok || !e.Prototyped || !e.Ret.Bool {
+		t.Fatalf("extern ok: %+v", e)
+	}
+	for x := uint64(0); x < 16; x++ {
+		r := call(t, p, "callok", Vector{Args: []uint64{x}}, nil)
+		want := uint64(0)
+		if StubResult("ok", []uint64{x}) != 0 {
+			want = 1
+		}
+		if r.Rax != want {
+			t.Errorf("callok(%d) = %#x, want %d", x, r.Rax, want)
+		}
+	}
+}
+
 // TestShadowedAllocator: an object that calls malloc, calloc, realloc and
 // free shadows the C library's allocator with stubs, which static glibc's
 // own start-up calls before the driver's hand-over point; the driver

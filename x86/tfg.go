@@ -555,6 +555,12 @@ func (l *lifter) call(p *path, in *Instruction, cs CallSite, tail bool) string {
 	case KindFloat:
 		s.GPR[RAX] = s.Fresh(b, ir.BVSort(64))
 		s.XMM[0] = uf("xmm0", ir.BVSort(128))
+	case KindBool:
+		// The SysV ABI returns _Bool as 0 or 1 in al (callers test the
+		// byte as they like: al ^ 1, test al); the bits above it are the
+		// callee's own.
+		r := uf("rax", ir.BVSort(64))
+		s.GPR[RAX] = b.Concat(b.Extract(r, 63, 8), b.ZeroExtTo(b.Extract(r, 0, 0), 8))
 	case KindUnknown:
 		s.GPR[RAX] = uf("rax", ir.BVSort(64))
 		s.XMM[0] = uf("xmm0", ir.BVSort(128))

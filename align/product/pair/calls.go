@@ -64,6 +64,9 @@ func (p *Pair) callAssumptions(callees []string) []string {
 			out = append(out, fmt.Sprintf("%s is a pure function of the C library: its result depends on its arguments and the memory outside the caller's stack, and it changes no memory", name))
 		}
 		proto := p.Callees.Protos[name]
+		if proto != nil && proto.Return.Kind == x86.KindBool {
+			out = append(out, fmt.Sprintf("%s returns _Bool: 0 or 1 in al, as the SysV ABI has it", name))
+		}
 		if proto != nil && !proto.Variadic {
 			continue
 		}

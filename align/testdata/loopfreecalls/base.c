@@ -6,6 +6,7 @@
    the arguments; clang describes them in DWARF only at -O1 and up. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ extern void *alloc(size_t);
 extern int many(int, int, int, int, int, int, int, int);
 extern int oldstyle();
 extern void fatal(int code) __attribute__((noreturn));
+extern bool valid(const int *p);
 
 int counter;
 
@@ -139,4 +141,13 @@ int compare(const char *a, const char *b)
 int inside(const char *s, int c)
 {
 	return strchr(s, c) != 0 && strchr(s, c) != s;
+}
+
+/* A callee that returns _Bool: -O0 tests al ^ 1, -O2 tests al, which
+   agree because the ABI returns 0 or 1 in al. */
+long guarded(const int *p)
+{
+	if (!valid(p))
+		return -1;
+	return ext2(*p, 2);
 }
