@@ -141,8 +141,8 @@ func TestSweepEndToEndAndResume(t *testing.T) {
 			t.Errorf("cflags %q: want the target object's flags", r.CFlags)
 		}
 	}
-	if r := byFunc["f"]; r.Verdict != "equivalent" || r.Benchmark != "arith" || r.SMTQueries == 0 {
-		t.Errorf("f: %+v, want equivalent from benchmark arith with SMT queries", r)
+	if r := byFunc["f"]; r.Verdict != "equivalent" || r.Benchmark != "arith" || r.SMTQueries == 0 || r.SMTS <= 0 {
+		t.Errorf("f: %+v, want equivalent from benchmark arith with SMT queries and their seconds", r)
 	}
 	for _, r := range rows {
 		// The columns of the work every check does.

@@ -27,15 +27,70 @@ import (
 // premises state (ub.MissesFrame), which the solver decides at once. Two
 // sides that read the same pointer then read the same memory term, and
 // the call results built on them are the same terms.
+//
+// The other way round, a read inside the frame (a constant offset from
+// rsp: a reload of a spill, the target's pop of a callee-saved register)
+// past stores through pointers becomes
+//
+//	ite(every such store misses the frame, read(m with only rsp's stores, a), read(m, a))
+//
+// (at most maxDroppedStores of them): gcc's pop of rbx after a function
+// that stored through malloc's result and a global table took Z3 more than
+// 15 s (bc's auto_var).
 
 // frameReadGuard returns the rewrite for one check; rsp is the entry stack
-// pointer, simp normalizes the reads it builds. Its memo is shared by every
+// pointer, simp normalizes the reads it builds, and sizes are the globals'
+// address variables with their sizes, which the check's precondition
+// places outside the frame (Precondition, globalSizes): an access inside a
+// global misses the frame, and is read past it with no case split, which
+// is exact wherever the precondition holds (the obligations assume it, and
+// its own facts about globals read no memory). Its memo is shared by every
 // term the check rewrites.
-func (p *Pair) frameReadGuard(rsp ir.Term, simp *ir.Simplifier) func(ir.Term) ir.Term {
+func (p *Pair) frameReadGuard(rsp ir.Term, simp *ir.Simplifier, sizes map[ir.Term]uint64) func(ir.Term) ir.Term {
 	b := p.B
 	strip := p.stackStoreStripper(rsp)
 	lo := simp.Simplify(b.Sub(rsp, b.Const(64, StackLimit)))
+	inGlobal := func(a ir.Term, n uint32) bool {
+		base, off := b.BaseOffset(a)
+		size, ok := sizes[base]
+		return ok && off <= size && uint64(n) <= size-off
+	}
 	memo := map[ir.Term]ir.Term{}
+	type framePart struct {
+		mem     ir.Term   // the memory with only its stores based on rsp
+		dropped []ir.Term // the stores left out, each once
+	}
+	parts := map[ir.Term]framePart{}
+	var frameOnly func(ir.Term) framePart
+	frameOnly = func(m ir.Term) framePart {
+		if fp, ok := parts[m]; ok {
+			return fp
+		}
+		fp := framePart{mem: m}
+		switch b.Op(m) {
+		case ir.OpStore:
+			inner := frameOnly(b.Arg(m, 0))
+			fp.dropped = inner.dropped
+			if base, _ := b.BaseOffset(b.Arg(m, 1)); base != rsp {
+				fp.mem = inner.mem
+				fp.dropped = appendNew(fp.dropped, m)
+			} else if inner.mem != b.Arg(m, 0) {
+				n, _ := b.Params(m)
+				fp.mem = b.Store(inner.mem, b.Arg(m, 1), n, b.Arg(m, 2))
+			}
+		case ir.OpIte:
+			x, y := frameOnly(b.Arg(m, 1)), frameOnly(b.Arg(m, 2))
+			fp.dropped = x.dropped
+			for _, st := range y.dropped {
+				fp.dropped = appendNew(fp.dropped, st)
+			}
+			if x.mem != b.Arg(m, 1) || y.mem != b.Arg(m, 2) {
+				fp.mem = b.Ite(b.Arg(m, 0), x.mem, y.mem)
+			}
+		}
+		parts[m] = fp
+		return fp
+	}
 	var rw func(ir.Term) ir.Term
 	rw = func(t ir.Term) ir.Term {
 		if r, ok := memo[t]; ok {
@@ -60,9 +115,23 @@ func (p *Pair) frameReadGuard(rsp ir.Term, simp *ir.Simplifier) func(ir.Term) ir
 		if b.Op(r) == ir.OpSelect {
 			n, _ := b.Params(r)
 			m, a := b.Arg(r, 0), b.Arg(r, 1)
-			if base, _ := b.BaseOffset(a); base != rsp {
-				if past := strip(m); past != m {
+			base, off := b.BaseOffset(a)
+			switch {
+			case base != rsp:
+				if past := strip(m); past != m && inGlobal(a, n) {
+					r = simp.Simplify(b.Select(past, a, n))
+				} else if past != m {
 					r = b.Ite(ub.MissesFrame(b, a, n, lo), simp.Simplify(b.Select(past, a, n)), r)
+				}
+			case int64(off) >= -StackLimit && int64(off)+int64(n) <= 8:
+				if fm := frameOnly(m); fm.mem != m && len(fm.dropped) <= maxDroppedStores {
+					var miss []ir.Term
+					for _, st := range fm.dropped {
+						if k, _ := b.Params(st); !inGlobal(b.Arg(st, 1), k) {
+							miss = append(miss, ub.MissesFrame(b, b.Arg(st, 1), k, lo))
+						}
+					}
+					r = b.Ite(b.And(miss...), simp.Simplify(b.Select(fm.mem, a, n)), r)
 				}
 			}
 		}
@@ -70,4 +139,33 @@ func (p *Pair) frameReadGuard(rsp ir.Term, simp *ir.Simplifier) func(ir.Term) ir
 		return r
 	}
 	return rw
+}
+
+// maxDroppedStores bounds the stores through other addresses a frame read
+// is spelled out past (one condition each).
+const maxDroppedStores = 32
+
+// appendNew appends t to ts unless it is there (the slice is copied, as
+// the memo shares it).
+func appendNew(ts []ir.Term, t ir.Term) []ir.Term {
+	for _, u := range ts {
+		if u == t {
+			return ts
+		}
+	}
+	return append(append([]ir.Term(nil), ts...), t)
+}
+
+// globalSizes are the address variables of the globals the precondition
+// places outside the stack region, with the sizes it gives them.
+func (p *Pair) globalSizes() map[ir.Term]uint64 {
+	sizes := map[ir.Term]uint64{}
+	for _, g := range p.GlobalVars() {
+		size := p.GlobalSize(p.B.VarName(g))
+		if size == 0 {
+			size = UnknownGlobalSize
+		}
+		sizes[g] = size
+	}
+	return sizes
 }

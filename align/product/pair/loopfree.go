@@ -248,16 +248,21 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	if p.SmallArgs {
 		pre = b.And(append([]ir.Term{pre}, p.smallArgs()...)...)
 	}
+	var skipFrameStores func()
 	if p.UsesOBVA() {
 		hyps, misses := p.loopFreeOBVA(srcPaths)
 		pre = b.And(append([]ir.Term{pre}, hyps...)...)
 		// Every obligation but same-termination assumes the source
-		// returned normally, where the rewrite is exact.
+		// returned normally (or ended in a call that does not return, for
+		// endMem), where the rewrite is exact.
 		rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
-		src.final = ub.SkipFrameStores(b, p.Src.TFG.Simplifier, rsp0, misses, src.final)
-		if src.endMem != ir.NoTerm {
-			src.endMem = ub.SkipFrameStores(b, p.Src.TFG.Simplifier, rsp0, misses, []ir.Term{src.endMem})[0]
+		skipFrameStores = func() {
+			src.final = ub.SkipFrameStores(b, p.Src.TFG.Simplifier, rsp0, misses, src.final)
+			if src.endMem != ir.NoTerm {
+				src.endMem = ub.SkipFrameStores(b, p.Src.TFG.Simplifier, rsp0, misses, []ir.Term{src.endMem})[0]
+			}
 		}
+		skipFrameStores()
 	}
 	var escaped []*escapedLocal
 	if calls {
@@ -311,10 +316,18 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			out.Reason = reason
 			return out
 		}
+		// The model puts the frame's bytes back over each callee's
+		// memory: reloads of spilled pointers after a call pass the
+		// source's stores through them again. The bases of the OBVA
+		// accesses that remain are entry-state terms, which mean what
+		// they meant before the rewrite.
+		if skipFrameStores != nil {
+			skipFrameStores()
+		}
 	}
 	// Reads through pointers past the frame's stores (framereads.go): an
 	// exact rewrite, so every obligation may read the rewritten terms.
-	guard := p.frameReadGuard(p.SrcVar(x86.StateGPR0+x86.RSP), p.Src.TFG.Simplifier)
+	guard := p.frameReadGuard(p.SrcVar(x86.StateGPR0+x86.RSP), p.Src.TFG.Simplifier, p.globalSizes())
 	pre = guard(pre)
 	for _, r := range []*loopFreeRun{&src, &dst} {
 		r.normal, r.ends = guard(r.normal), guard(r.ends)
