@@ -57,9 +57,11 @@ var specGenerations = []specGeneration{
 	{"CPU", []string{"-DSPEC", "-DNDEBUG", "-DSPEC_LP64"}, func(n int) bool { return specIntNumbers[n] }},
 }
 
-// specPortability holds the per-benchmark portability flags of SPEC's
-// example configurations for x86-64 Linux, where a benchmark needs more
-// than its generation's.
+// specPortability holds per-benchmark portability flags for x86-64 Linux,
+// where a benchmark needs more than its generation's, as SPEC's example
+// configurations give them to the best of our knowledge: no copy of SPEC
+// was at hand to check them, and a user adds what is missing with
+// --spec-cflags (make spec SPEC_CFLAGS=...).
 var specPortability = map[string][]string{
 	"400.perlbench":   {"-DSPEC_CPU_LINUX_X64"},
 	"462.libquantum":  {"-DSPEC_CPU_LINUX"},

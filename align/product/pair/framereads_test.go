@@ -46,7 +46,11 @@ func TestFrameReadGuard(t *testing.T) {
 			reads = append(reads, b.Select(m, b.Add(rsp, b.Const(64, uint64(-8*(1+rng.Intn(6))+rng.Intn(4)))), n))
 			reads = append(reads, b.Select(m, b.Add(g, b.Const(64, uint64(rng.Intn(24-int(n)+1)))), n))
 		}
-		guard := (&Pair{B: b}).frameReadGuard(rsp, simp, map[ir.Term]uint64{g: 24})
+		inG := func(a ir.Term, n uint32) bool {
+			base, off := b.BaseOffset(a)
+			return base == g && off < 24 && uint64(n) <= 24-off
+		}
+		guard := (&Pair{B: b}).frameReadGuard(rsp, simp, inG)
 		for _, r := range reads {
 			rw := guard(r)
 			if base, _ := b.BaseOffset(b.Arg(r, 1)); base == g {

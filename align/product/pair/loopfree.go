@@ -327,7 +327,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	// Reads through pointers past the frame's stores (framereads.go): an
 	// exact rewrite, so every obligation may read the rewritten terms.
-	guard := p.frameReadGuard(p.SrcVar(x86.StateGPR0+x86.RSP), p.Src.TFG.Simplifier, p.globalSizes())
+	guard := p.frameReadGuard(p.SrcVar(x86.StateGPR0+x86.RSP), p.Src.TFG.Simplifier, p.outsideStack(nil))
 	pre = guard(pre)
 	for _, r := range []*loopFreeRun{&src, &dst} {
 		r.normal, r.ends = guard(r.normal), guard(r.ends)
