@@ -135,18 +135,14 @@ func OpenSpecCPUBenchmark(dir string, extra []string) (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	gen := filepath.Base(filepath.Dir(abs))
-	for _, g := range specGenerations {
-		if g.dir == gen {
-			s, err := specCPUSuite(abs, g, extra)
-			if err == errNotC {
-				return nil, &SpecCPUError{Path: dir, Msg: "not a C benchmark ($benchlang in Spec/object.pm)"}
-			}
-			return s, err
+	// CFP2000 and unknown layouts get no generation flags.
+	g := specGeneration{dir: filepath.Base(filepath.Dir(abs))}
+	for _, known := range specGenerations {
+		if known.dir == g.dir {
+			g = known
 		}
 	}
-	// CFP2000 and unknown layouts: no generation flags.
-	s, err := specCPUSuite(abs, specGeneration{dir: gen}, extra)
+	s, err := specCPUSuite(abs, g, extra)
 	if err == errNotC {
 		return nil, &SpecCPUError{Path: dir, Msg: "not a C benchmark ($benchlang in Spec/object.pm)"}
 	}

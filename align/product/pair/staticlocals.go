@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// StaticLocalsNamedApart names, when the two files give a function-local
-// static object different symbols, one such object of each side ("" when
-// none). A C identifier has no '.', so a writable data symbol with one is
+// StaticLocalsNamedApart names, when the two files give function-local
+// static objects different symbols, those only the source's file defines
+// and those only the target's ("" when there are none). A C identifier has no '.', so a writable data symbol with one is
 // a compiler's name for a static local, and compilers name them
 // differently: gcc-12 `tab.0`, clang-16 `reg.tab`. A cross-compiler pair
 // then reads and passes two differently named objects where the source
