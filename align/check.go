@@ -187,8 +187,9 @@ func check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	}
 	req.phase("loop-free proof")
 	out := pair.CheckLoopFree(ctx, p, s)
+	hasLoops := out.HasLoops // the loop engines' outcome does not say
 	var diff diffOutcome
-	if out.HasLoops {
+	if hasLoops {
 		// Real runs before the proof search: a loop proof that fails
 		// yields no input to confirm, and a search that cannot correlate
 		// an inequivalent pair may spend the whole timeout failing.
@@ -226,12 +227,25 @@ func check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	if ctx.Err() != nil && out.Verdict == Unknown {
 		res.Reason = "timeout"
 	}
-	if out.HasLoops && out.Verdict == Unknown && diff.ubNote != "" {
+	if hasLoops && out.Verdict == Unknown && len(out.Inputs) > 0 && ctx.Err() == nil {
+		// The failed products' counterexamples are inputs the seeded
+		// ones may have missed (a loop that runs long only on large
+		// values): real runs on them, watched for the model's UB.
+		req.phase("differential test on the counterexamples")
+		d := diffTestOn(ctx, req, models, p, modelInputs(p, out.Inputs))
+		if pair.Debug {
+			fmt.Fprintf(os.Stderr, "eqc: on the loop engines' %d counterexamples: %s\n", len(out.Inputs), d)
+		}
+		if d.c != nil {
+			diff = d
+		}
+	}
+	if hasLoops && out.Verdict == Unknown && diff.ubNote != "" {
 		res.Reason += "; differential test: " + diff.ubNote
 	}
 	if cex := out.Counterexample; cex != nil && ctx.Err() == nil {
 		c := confirm(ctx, req, models, p, cex, &res)
-		if res.Input == nil && c != nil && c.UB != nil && !out.HasLoops && ctx.Err() == nil {
+		if res.Input == nil && c != nil && c.UB != nil && !hasLoops && ctx.Err() == nil {
 			// The solver's input has undefined behaviour the model
 			// excludes; ask again among small arguments (pair's
 			// smallinputs.go), which only looks for a counterexample.
@@ -245,7 +259,7 @@ func check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 			}
 		}
 	}
-	if !out.HasLoops && out.Verdict == Unknown && res.Input == nil && out.Counterexample != nil && ctx.Err() == nil {
+	if !hasLoops && out.Verdict == Unknown && res.Input == nil && out.Counterexample != nil && ctx.Err() == nil {
 		// The solver's counterexample did not show in real runs (it may
 		// point an argument at the frame, or at nothing): the inputs of
 		// the differential test are valid calling contexts, and a

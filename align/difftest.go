@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"eqc/align/product/pair"
 	"eqc/inputs"
+	"eqc/prove"
 	"eqc/tracer"
 	"eqc/ub"
 	"eqc/x86"
@@ -81,6 +83,11 @@ func diffBudgetFor(ctx context.Context) time.Duration {
 // A difference is minimized (minimize.go) so that
 // the input shown stays small.
 func diffTest(ctx context.Context, req Request, models ub.Set, p *pair.Pair) diffOutcome {
+	return diffTestOn(ctx, req, models, p, diffInputs(p))
+}
+
+// diffTestOn is diffTest on the inputs ins.
+func diffTestOn(ctx context.Context, req Request, models ub.Set, p *pair.Pair, ins []tracer.Input) diffOutcome {
 	var out diffOutcome
 	// Linking comes before the budget: on a loaded machine it alone can
 	// take the few seconds the runs get, and then no input would run.
@@ -95,7 +102,7 @@ func diffTest(ctx context.Context, req Request, models ub.Set, p *pair.Pair) dif
 	defer cancel()
 	dropped := map[string]bool{} // globals neither executable defines
 	candidates := 0
-	for _, in := range diffInputs(p) {
+	for _, in := range ins {
 		for name := range dropped {
 			delete(in.Globals, name)
 		}
@@ -256,6 +263,48 @@ func diffInputs(p *pair.Pair) []tracer.Input {
 				}
 				if j < len(in.Args) {
 					in.Args[j] = v
+				}
+			}
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// modelInputs are the differential test's first input with the integer
+// parameters of each of runs (the loop engine's counterexamples, in the
+// co-executions' argument registers) instead of its own, and the bytes
+// the model has where a pointer parameter points copied into the test's
+// buffer for it (the pointers stay the test's, which the tracer can
+// place).
+func modelInputs(p *pair.Pair, runs []prove.ExtraRun) []tracer.Input {
+	base := diffInputs(p)
+	if len(base) == 0 {
+		return nil
+	}
+	regs := p.IntegerParamRegs()
+	var out []tracer.Input
+	for _, r := range runs {
+		in := base[0]
+		in.Args = slices.Clone(in.Args)
+		for _, i := range regs {
+			if i < len(r.Args) && i < len(in.Args) {
+				in.Args[i] = uint64(r.Args[i])
+			}
+		}
+		// The model's bytes where a pointer argument points, in the
+		// test's buffer for it.
+		in.Mem = slices.Clone(in.Mem)
+		for i := range r.Pointees {
+			bs := r.Pointee(i)
+			if len(bs) == 0 || i >= len(in.Args) {
+				continue
+			}
+			for k, mi := range in.Mem {
+				if off := in.Args[i] - mi.Addr; off < uint64(len(mi.Data)) {
+					data := slices.Clone(mi.Data)
+					copy(data[off:], bs)
+					in.Mem[k].Data = data
 				}
 			}
 		}

@@ -30,7 +30,12 @@
 //     an alignment two engines find is proved once, by the engine that
 //     claims it first. Whatever engine found an alignment, checkLoopsWith
 //     builds its product (product.Build), runs Houdini and discharges the
-//     obligations (Product.Prove), and records the proof.
+//     obligations (Product.Prove), and records the proof. When every
+//     product of a round fails, the entry arguments of the failed
+//     obligations' models start new co-executions and the engine
+//     correlates again (at most two rounds; pair/cexruns.go), and those
+//     arguments are run natively when no proof comes (the differential
+//     test's inputs with the models' integer parameters).
 //
 //   - Check runs a pair and, when an obligation fails with a model, turns
 //     the model into a concrete input and runs both binaries on it

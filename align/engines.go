@@ -54,6 +54,25 @@ const (
 // maxAlignments bounds the alignments an engine is asked for.
 const maxAlignments = 4
 
+// A round of correlation whose products all fail adds a co-execution from
+// the counterexample of each (up to maxCexRunsPerRound) and correlates
+// again, at most maxCexRounds times (pair/cexruns.go).
+const (
+	maxCexRounds       = 2
+	maxCexRunsPerRound = 2
+	maxCexInputs       = 8 // the inputs an outcome hands a real run
+)
+
+// extraRunsKey tells alignments apart by the counterexample runs their
+// products learn from: the same alignment over more runs is another
+// product.
+func extraRunsKey(extra []prove.ExtraRun) string {
+	if len(extra) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" +%v", extra)
+}
+
 // engineNamed is the engine called name; nil for auto and for a name no
 // engine has.
 func engineNamed(name string) Engine {
@@ -114,62 +133,114 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 		return out
 	}
 	var firstFail, noAlignment string
-	aligns, tried, reason := e.Alignments(ctx, p, runs, maxAlignments)
-	out.PredicatesTried += tried
-	if pair.Debug {
-		fmt.Fprintf(os.Stderr, "eqc: %s engine after co-execution %v: %d alignments\n", e.Name(), time.Since(t0), len(aligns))
-		for k, cr := range runs {
-			fmt.Fprintf(os.Stderr, "eqc:   run %d: src %s; dst %s\n", k, cr.Src.Describe(p.Src.TFG), cr.Dst.Describe(p.Dst.TFG))
-		}
-	}
-	if len(aligns) == 0 {
-		noAlignment = reason
-	}
-	for _, a := range aligns {
-		if !claims.claim(pair.SpecsKey(a.Specs)) {
-			continue // tried already, or being tried by the racing engine
-		}
-		out.CorrelationsTried++
-		pr, reason := product.Build(p, a, runs, learning.Search())
-		if pr == nil && pair.Debug {
-			fmt.Fprintf(os.Stderr, "eqc: alignment %v: no product: %s\n", a.Specs, reason)
-		}
-		if pr == nil {
-			if firstFail == "" {
-				firstFail = reason
-				out.ProductFailed = true
-			}
-			continue
-		}
-		t0 := time.Now()
-		o := pr.Prove(ctx, s, pre)
+	var extra []prove.ExtraRun // runs from counterexamples (pair/cexruns.go)
+	seen := map[string]bool{}  // their arguments and pointees
+	for round := 0; ; round++ {
+		aligns, tried, reason := e.Alignments(ctx, p, runs, maxAlignments)
+		out.PredicatesTried += tried
 		if pair.Debug {
-			fmt.Fprintf(os.Stderr, "eqc: alignment %v: %s (%d queries, %v)\n%s", a.Specs, o.Reason, o.SMTQueries, time.Since(t0), pr)
-			for _, n := range pr.Nodes {
-				fmt.Fprintf(os.Stderr, "  n%d: %d candidates\n", n.ID, len(n.Candidates))
-				for _, c := range n.Candidates {
-					fmt.Fprintf(os.Stderr, "    cand %s\n", c.Desc)
+			fmt.Fprintf(os.Stderr, "eqc: %s engine after co-execution %v (round %d): %d alignments\n", e.Name(), time.Since(t0), round, len(aligns))
+			for k, cr := range runs {
+				fmt.Fprintf(os.Stderr, "eqc:   run %d: src %s; dst %s\n", k, cr.Src.Describe(p.Src.TFG), cr.Dst.Describe(p.Dst.TFG))
+			}
+		}
+		if len(aligns) == 0 && noAlignment == "" {
+			noAlignment = reason
+		}
+		// The models of the products that failed Sat, and whether each
+		// failed on a target edge no run took (its input may take it).
+		var models []ir.Env
+		var uncovered []bool
+		for _, a := range aligns {
+			if !claims.claim(pair.SpecsKey(a.Specs) + extraRunsKey(extra)) {
+				continue // tried already, or being tried by the racing engine
+			}
+			out.CorrelationsTried++
+			pr, reason := product.Build(p, a, runs, learning.Search())
+			if pr == nil && pair.Debug {
+				fmt.Fprintf(os.Stderr, "eqc: alignment %v: no product: %s\n", a.Specs, reason)
+			}
+			if pr == nil {
+				if firstFail == "" {
+					firstFail = reason
+					out.ProductFailed = true
+				}
+				continue
+			}
+			t0 := time.Now()
+			o := pr.Prove(ctx, s, pre)
+			if pair.Debug {
+				fmt.Fprintf(os.Stderr, "eqc: alignment %v: %s (%d queries, %v)\n%s", a.Specs, o.Reason, o.SMTQueries, time.Since(t0), pr)
+				for _, n := range pr.Nodes {
+					fmt.Fprintf(os.Stderr, "  n%d: %d candidates\n", n.ID, len(n.Candidates))
+					for _, c := range n.Candidates {
+						fmt.Fprintf(os.Stderr, "    cand %s\n", c.Desc)
+					}
 				}
 			}
+			out.SMTQueries += o.SMTQueries
+			out.Counterexamples += o.Counterexamples
+			if o.Verdict == Equivalent {
+				o.SMTQueries, o.Counterexamples = out.SMTQueries, out.Counterexamples
+				o.Assumptions = assumptions
+				o.Proof = pr.ProofFile(assumptions, o.Obligations)
+				o.Proof.Runs = extra
+				o.Engine, o.PredicatesTried, o.CorrelationsTried = e.Name(), out.PredicatesTried, out.CorrelationsTried
+				return o
+			}
+			if o.Model != nil {
+				models = append(models, o.Model)
+				uncovered = append(uncovered, strings.HasSuffix(o.Reason, ": "+product.TargetEdgeImpossible))
+			}
+			if firstFail == "" {
+				firstFail = o.Reason
+				out.ProductFailed = true
+				out.ProductNodes, out.ProductEdges = o.ProductNodes, o.ProductEdges
+				out.Candidates, out.Invariants = o.Candidates, o.Invariants
+			}
+			if ctx.Err() != nil {
+				out.Reason = "timeout"
+				return out
+			}
 		}
-		out.SMTQueries += o.SMTQueries
-		out.Counterexamples += o.Counterexamples
-		if o.Verdict == Equivalent {
-			o.SMTQueries, o.Counterexamples = out.SMTQueries, out.Counterexamples
-			o.Assumptions = assumptions
-			o.Proof = pr.ProofFile(assumptions, o.Obligations)
-			o.Engine, o.PredicatesTried, o.CorrelationsTried = e.Name(), out.PredicatesTried, out.CorrelationsTried
-			return o
+		// The products failed: their counterexamples' inputs are worth a
+		// real run (check.go), and the first few join the co-executions
+		// for another round of correlation (pair/cexruns.go). The first
+		// round does so only for a model that takes a target edge no
+		// run took: the seeded runs' other failures are not for want of
+		// runs, and another round would mostly repeat them (on a pair
+		// that fails anyway, at a cost). After that, a few runs are
+		// all that reach the new paths, and any failure's model adds to
+		// what the next round learns from (atoi_dec: one string of
+		// digits, then another).
+		added := 0
+		for k, m := range models {
+			r, ok := p.RunFromModel(m, pair.ExtraRunSeed(len(extra)), runs)
+			if key := fmt.Sprint(r.Args, r.Pointees); !ok || seen[key] {
+				continue
+			} else {
+				seen[key] = true
+			}
+			out.Counterexamples++
+			if len(out.Inputs) < maxCexInputs {
+				out.Inputs = append(out.Inputs, r)
+			}
+			if round == maxCexRounds || added == maxCexRunsPerRound || round == 0 && !uncovered[k] {
+				continue
+			}
+			// Twice, from two seeds: the stack, the globals and the
+			// arrays elsewhere, so that what is learned from the new
+			// paths is not one run's coincidence (a loaded byte a fixed
+			// distance from the stack pointer).
+			for range 2 {
+				r.Seed = pair.ExtraRunSeed(len(extra))
+				runs = append(runs[:len(runs):len(runs)], p.CoExecuteExtra(r))
+				extra = append(extra, r)
+			}
+			added++
 		}
-		if firstFail == "" {
-			firstFail = o.Reason
-			out.ProductFailed = true
-			out.ProductNodes, out.ProductEdges = o.ProductNodes, o.ProductEdges
-			out.Candidates, out.Invariants = o.Candidates, o.Invariants
-		}
-		if ctx.Err() != nil {
-			out.Reason = "timeout"
-			return out
+		if added == 0 || ctx.Err() != nil {
+			break
 		}
 	}
 	out.Reason = firstFail

@@ -171,6 +171,7 @@ func mergeOutcomes(outs ...*pair.Outcome) *pair.Outcome {
 			out.Counterexamples += o.Counterexamples
 			out.CorrelationsTried += o.CorrelationsTried
 			out.PredicatesTried += o.PredicatesTried
+			out.Inputs = append(out.Inputs, o.Inputs...)
 		}
 	}
 	return out

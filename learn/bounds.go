@@ -176,3 +176,49 @@ func orders(tm *termer, t *table, e eqResult, opt Options) []Candidate {
 	}
 	return out
 }
+
+// WeakenBound moves a bound candidate as bounds makes it (c ≤ x or
+// x ≤ c, unsigned or signed, c a constant of at most 64 bits) just far
+// enough to admit a value of x the data did not show, a counterexample's
+// (value gives x's value in it): x ≥u 11 with x = 10 becomes x ≥u 10. The
+// runs give the tightest bound they saw; the loop's own bound is often a
+// little looser. Any other term, a value the bound admits already, or one
+// at the extreme of x's width (the bound would say nothing) is not
+// weakened (false).
+func WeakenBound(b *ir.Builder, t ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool) {
+	op := b.Op(t)
+	if op != ir.OpUle && op != ir.OpSle {
+		return t, false
+	}
+	lo, hi := b.Arg(t, 0), b.Arg(t, 1)
+	lower := b.IsConst(lo) // c ≤ x
+	x, c := hi, lo
+	if !lower {
+		x, c = lo, hi
+	}
+	if !b.IsConst(c) || b.IsConst(x) || b.Width(x) > 64 {
+		return t, false
+	}
+	v, ok := value(x)
+	if !ok {
+		return t, false
+	}
+	w := b.Width(x)
+	cv, xv := b.ConstValue(c).Uint64(), v.BV().Uint64()
+	less, le := func(p, q uint64) bool { return p < q }, b.Ule // in the bound's order
+	if op == ir.OpSle {
+		less, le = func(p, q uint64) bool { return sext64(p, w) < sext64(q, w) }, b.Sle
+	}
+	// A bound moved to the width's extreme says nothing: dropped instead.
+	lowest, highest := uint64(0), mask(uint(w))
+	if op == ir.OpSle {
+		lowest, highest = 1<<(w-1), mask(uint(w-1))
+	}
+	if lower && less(xv, cv) && xv != lowest {
+		return le(b.Const(w, xv), x), true
+	}
+	if !lower && less(cv, xv) && xv != highest {
+		return le(x, b.Const(w, xv)), true
+	}
+	return t, false
+}

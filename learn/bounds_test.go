@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"eqc/ir"
 )
 
 // TestBoundsDirect compares the bound candidates with the extremes
@@ -141,6 +143,58 @@ func TestOrdersBudget(t *testing.T) {
 		cs := f.learn(t, Options{Kinds: Kinds(Order), MaxOrders: budget})
 		if want := max(0, budget); len(cs) != want {
 			t.Errorf("MaxOrders %d: %d candidates", budget, len(cs))
+		}
+	}
+}
+
+// TestWeakenBound: each bound kind moved to a value outside it, left
+// alone for a value inside it, and terms that are not bounds refused;
+// the moved bound admits the value (checked by evaluation).
+func TestWeakenBound(t *testing.T) {
+	b := ir.NewBuilder()
+	x := b.Var("x", ir.BVSort(8))
+	y := b.Var("y", ir.BVSort(8))
+	c := func(v uint64) ir.Term { return b.Const(8, v) }
+	for _, tc := range []struct {
+		bound ir.Term
+		x     uint64
+		want  ir.Term // NoTerm: not weakened
+	}{
+		{b.Ule(c(11), x), 10, b.Ule(c(10), x)},
+		{b.Ule(c(11), x), 12, ir.NoTerm},
+		{b.Ule(x, c(40)), 41, b.Ule(x, c(41))},
+		{b.Ule(x, c(40)), 0xfe, b.Ule(x, c(0xfe))},
+		{b.Ule(x, c(40)), 0xff, ir.NoTerm}, // x ≤u 255 says nothing
+		{b.Ule(c(11), x), 0, ir.NoTerm},
+		{b.Sle(c(0xfe), x), 0x80, ir.NoTerm},
+		{b.Sle(c(0xfe), x), 0xf0, b.Sle(c(0xf0), x)}, // -2 to -16
+		{b.Sle(c(0xfe), x), 0x05, ir.NoTerm},
+		{b.Sle(x, c(3)), 0x80, ir.NoTerm}, // -128 ≤ 3
+		{b.Sle(x, c(3)), 0x7e, b.Sle(x, c(0x7e))},
+		{b.Sle(x, c(3)), 0x7f, ir.NoTerm},
+		{b.Ule(x, y), 0x7f, ir.NoTerm},
+		{b.Eq(x, c(3)), 4, ir.NoTerm},
+	} {
+		value := func(t ir.Term) (ir.Value, bool) {
+			if t != x {
+				return ir.Value{}, false
+			}
+			return ir.BVValue(ir.NewBV(8, tc.x)), true
+		}
+		got, ok := WeakenBound(b, tc.bound, value)
+		if tc.want == ir.NoTerm {
+			if ok {
+				t.Errorf("WeakenBound(%s, x = %#x) = %s, want no change", b.Short(tc.bound), tc.x, b.Short(got))
+			}
+			continue
+		}
+		if !ok || got != tc.want {
+			t.Errorf("WeakenBound(%s, x = %#x) = %s, %v; want %s", b.Short(tc.bound), tc.x, b.Short(got), ok, b.Short(tc.want))
+			continue
+		}
+		v, err := ir.NewEvaluator(b, &ir.MapEnv{Vars: map[ir.Term]ir.Value{x: ir.BVValue(ir.NewBV(8, tc.x))}}).Eval(got)
+		if err != nil || !v.Bool() {
+			t.Errorf("WeakenBound(%s) = %s does not admit x = %#x", b.Short(tc.bound), b.Short(got), tc.x)
 		}
 	}
 }

@@ -30,6 +30,12 @@ import (
 //     again about each candidate alone, and the candidates not proved
 //     preserved are dropped; the fixpoint is then still reached (weaker)
 //     instead of given up.
+//   - HoudiniOptions.Weaken: a candidate a model falsifies may be replaced
+//     by a weaker one the model satisfies instead of dropped (Counter's
+//     counterexamples as data: a bound learned from the runs, x ≥ 11,
+//     moved to the model's x = 10), at most maxWeakenings times each.
+//     The replacement is a candidate like the others: the fixpoint goes
+//     round every edge again, so it is kept only if proved preserved.
 
 // Trace, when set, is told about every Houdini query (for debugging).
 var Trace func(what string, from, to, candidates int, st smtlib.Status, d time.Duration)
@@ -80,7 +86,18 @@ type HoudiniOptions struct {
 	// that needs a%b < b can keep the solver for minutes while the
 	// candidates beside it take milliseconds).
 	QueryTimeout time.Duration
+	// Weaken, when set, is given a candidate a model falsifies after an
+	// edge and value, the model's value of a term over the candidate's
+	// site after the edge; it returns a weaker candidate that value
+	// satisfies, or false to drop it. Replacements are written into the
+	// caller's cands.
+	Weaken func(cand ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool)
 }
+
+// maxWeakenings bounds how often HoudiniOptions.Weaken replaces one
+// candidate: a bound that each counterexample moves by one (a counter
+// going down) is dropped soon instead of walked to its end.
+const maxWeakenings = 3
 
 // HoudiniResult is the fixpoint: Kept[n][i] reports whether candidate i of
 // site n survived.
@@ -114,7 +131,9 @@ func Houdini(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term, ed
 // HoudiniWith is Houdini with the edges' Settle and the options o.
 func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term, edges []HoudiniEdge, o HoudiniOptions) *HoudiniResult {
 	r := &HoudiniResult{Kept: make([][]bool, len(cands))}
+	weakened := make([][]int, len(cands))
 	for n, cs := range cands {
+		weakened[n] = make([]int, len(cs))
 		r.Kept[n] = make([]bool, len(cs))
 		for i := range cs {
 			r.Kept[n][i] = true
@@ -195,13 +214,26 @@ func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term
 				}
 				if res.Status == smtlib.Sat {
 					ev := ir.NewEvaluator(b, res.Model)
+					value := func(t ir.Term) (ir.Value, bool) {
+						v, err := ev.Eval(e.Post(t))
+						return v, err == nil
+					}
 					dropped := false
 					for k, t := range posts {
 						v, err := ev.Eval(t)
-						if err != nil || !v.Bool() {
-							r.Kept[e.To][idx[k]] = false
-							dropped = true
+						if err == nil && v.Bool() {
+							continue
 						}
+						dropped = true
+						c := &cands[e.To][idx[k]]
+						if o.Weaken != nil && weakened[e.To][idx[k]] < maxWeakenings {
+							if w, ok := o.Weaken(*c, value); ok && w != *c {
+								*c = w
+								weakened[e.To][idx[k]]++
+								continue
+							}
+						}
+						r.Kept[e.To][idx[k]] = false
 					}
 					if dropped {
 						changed = true

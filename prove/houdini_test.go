@@ -142,3 +142,52 @@ func TestHoudiniQueryTimeout(t *testing.T) {
 		t.Errorf("no QueryTimeout: kept %v (%q), want the timeout", r.Kept[0], r.Unknown)
 	}
 }
+
+// TestHoudiniWeaken: a counting loop x := x - 1 while x > 10, entered
+// with any x > 10 (an entry edge from site 0), where the runs suggested
+// x ≥ 12 and x ≤ 40. Plain Houdini drops both; with Weaken (a bound moved
+// to the counterexample's value) the lower bound becomes x ≥ 10, which is
+// inductive, and is kept; the upper bound cannot be (the entry admits any
+// x) and is dropped after at most maxWeakenings replacements.
+func TestHoudiniWeaken(t *testing.T) {
+	s := houdiniSolver(t)
+	setup := func() (*ir.Builder, [][]ir.Term, []HoudiniEdge, ir.Term) {
+		b := ir.NewBuilder()
+		x := b.Var("x", ir.BVSort(32))
+		x0 := b.Var("x0", ir.BVSort(32))
+		c := func(v uint64) ir.Term { return b.Const(32, v) }
+		cands := [][]ir.Term{nil, {b.Ule(c(12), x), b.Ule(x, c(40))}}
+		enter := ir.NewSubstituter(b, map[ir.Term]ir.Term{x: x0})
+		step := ir.NewSubstituter(b, map[ir.Term]ir.Term{x: b.Sub(x, c(1))})
+		return b, cands, []HoudiniEdge{
+			{From: 0, To: 1, Pre: []ir.Term{b.Ult(c(10), x0)}, Post: enter.Apply},
+			{From: 1, To: 1, Pre: []ir.Term{b.Ult(c(10), x)}, Post: step.Apply},
+		}, x
+	}
+	b, cands, edges, _ := setup()
+	if r := Houdini(context.Background(), s, b, cands, edges); r.Unknown != "" || r.Kept[1][0] || r.Kept[1][1] {
+		t.Errorf("Houdini: kept %v (%s), want neither bound", r.Kept[1], r.Unknown)
+	}
+	b, cands, edges, x := setup()
+	weakenings := 0
+	weaken := func(cand ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool) {
+		v, ok := value(x)
+		if !ok {
+			return cand, false
+		}
+		weakenings++
+		lo, hi := b.Arg(cand, 0), b.Arg(cand, 1)
+		if b.IsConst(lo) {
+			return b.Ule(b.Const(32, min(v.BV().Uint64(), b.ConstValue(lo).Uint64())), hi), true
+		}
+		return b.Ule(lo, b.Const(32, max(v.BV().Uint64(), b.ConstValue(hi).Uint64()))), true
+	}
+	r := HoudiniWith(context.Background(), s, b, cands, edges, HoudiniOptions{Weaken: weaken})
+	want := b.Ule(b.Const(32, 10), x)
+	if r.Unknown != "" || !r.Kept[1][0] || r.Kept[1][1] || cands[1][0] != want {
+		t.Errorf("Weaken: kept %v (%s), candidates %s and %s; want only %s", r.Kept[1], r.Unknown, b.Short(cands[1][0]), b.Short(cands[1][1]), b.Short(want))
+	}
+	if weakenings > 2*maxWeakenings {
+		t.Errorf("Weaken called %d times, want at most %d", weakenings, 2*maxWeakenings)
+	}
+}

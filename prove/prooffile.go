@@ -64,6 +64,10 @@ type ProofFile struct {
 	// obligation assumed, in the engine's words and order.
 	Assumptions []string `json:"assumptions"`
 	Product     Graph    `json:"product"`
+	// Runs are the co-executions the loop engine added from the solver's
+	// counterexamples (beyond the seeded ones every check runs), which
+	// the checker reruns before it rebuilds the product; in order.
+	Runs []ExtraRun `json:"counterexample_runs,omitempty"`
 	// Obligations are the names of the obligations the search discharged
 	// (for the reader; the checker discharges its own).
 	Obligations []string `json:"obligations"`
@@ -116,6 +120,31 @@ func (a *Addr) UnmarshalJSON(data []byte) error {
 	}
 	*a = Addr(v)
 	return nil
+}
+
+// ExtraRun is a co-execution started from a solver's model: the entry
+// state of seeded run Seed with its integer argument registers (the SysV
+// argument registers, in order; only those carrying integer parameters
+// are used) set to Args, and the first bytes each pointer parameter
+// points to set to Pointees (by argument register, hexadecimal; "" for
+// none).
+type ExtraRun struct {
+	Seed     int      `json:"seed"`
+	Args     []Addr   `json:"args"` // values, written "0x…" as addresses are
+	Pointees []string `json:"pointees,omitempty"`
+}
+
+// Pointee is the bytes r sets where argument register i points: nil for
+// none, and for a nil r.
+func (r *ExtraRun) Pointee(i int) []byte {
+	if r == nil || i >= len(r.Pointees) {
+		return nil
+	}
+	b, err := hex.DecodeString(r.Pointees[i])
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // ProofNode is a product node.
@@ -232,6 +261,16 @@ func (pf *ProofFile) Validate() error {
 	}
 	if pf.UB == "" {
 		return bad("no ub_model")
+	}
+	for i, r := range pf.Runs {
+		if r.Seed < 0 || len(r.Args) > 6 || len(r.Pointees) > 6 {
+			return bad("counterexample_runs[%d]: seed %d, %d arguments, %d pointees (want a seed ≥ 0 and at most 6 of each)", i, r.Seed, len(r.Args), len(r.Pointees))
+		}
+		for j, h := range r.Pointees {
+			if _, err := hex.DecodeString(h); err != nil {
+				return bad("counterexample_runs[%d]: pointee %d is not hexadecimal: %v", i, j, err)
+			}
+		}
 	}
 	nodes := pf.Product.Nodes
 	if len(nodes) == 0 {

@@ -35,13 +35,20 @@ type CandidateFunc func(b *ir.Builder, cols []Column, rows [][]uint64) ([]Candid
 // variable, the last column, as the subject).
 type EqualityFunc func(b *ir.Builder, cols []Column, rows [][]uint64) ([]ir.Term, error)
 
+// WeakenFunc replaces a candidate a counterexample falsifies by a weaker
+// one it satisfies, given the counterexample's value of terms over the
+// candidate's node, or reports false (prove.HoudiniOptions.Weaken).
+type WeakenFunc func(b *ir.Builder, cand ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool)
+
 // Learning is what Build and the discharge ask of invariant learning.
-// Either may be nil: with no Candidates the nodes get none (the proof
+// Any may be nil: with no Candidates the nodes get none (the proof
 // checker takes the invariants from the proof), with no Equalities the
-// only pins proposed are constants and globals plus constants (pin.go).
+// only pins proposed are constants and globals plus constants (pin.go),
+// with no Weaken Houdini drops every candidate a counterexample falsifies.
 type Learning struct {
 	Candidates CandidateFunc
 	Equalities EqualityFunc
+	Weaken     WeakenFunc
 }
 
 // rows evaluates the columns value on each sample.

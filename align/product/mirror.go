@@ -16,7 +16,10 @@ import (
 //
 //	lane = M[G + p + off]
 //
-// with G a global, p a 64-bit variable of the node and off a constant.
+// with G a global, p a 64-bit variable of the node and off a constant;
+// a register whose bits above its low byte or 16 bits are zero may mirror
+// one or two bytes (a string loop's current character, loaded with zero
+// extension at the bottom of the target's pass; narrowColumns).
 // The affine learner cannot see it (memory is not a column), so these are
 // found by search: on one state, the value of every lane is looked up
 // among the words at G + p + off for each global G (or none), variable p
@@ -65,13 +68,16 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 			ptrs = append(ptrs, c)
 			value := func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() }
 			cols = append(cols, mirrorColumn{c.term, 8, value})
-			if upperZero(samples, value) {
+			if upperZero(samples, value, 32) {
 				// A 32-bit value in a 64-bit register (gcc's prefix sum
 				// keeps a[i−1] in edx): its low half mirrors 4 bytes.
 				cols = append(cols, mirrorColumn{b.Extract(c.term, 31, 0), 4, func(sm sample) uint64 { return value(sm) & 0xffffffff }})
 			}
+			cols = append(cols, narrowColumns(b, c.term, samples, value)...)
 		case so.Width == 32:
-			cols = append(cols, mirrorColumn{c.term, 4, func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() }})
+			value := func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() }
+			cols = append(cols, mirrorColumn{c.term, 4, value})
+			cols = append(cols, narrowColumns(b, c.term, samples, value)...)
 		case so.Width == 128 && c.state >= x86.StateXMM0 && c.state < x86.StateXMM0+16:
 			for lane := uint32(0); lane < 4; lane++ {
 				lane := lane
@@ -120,8 +126,13 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 						v |= uint64(x) << (8 * i)
 					}
 					at := mirrorAddr{g, p, off}
-					ix[key{v & 0xffffffff, 4}] = append(ix[key{v & 0xffffffff, 4}], at)
-					ix[key{v, 8}] = append(ix[key{v, 8}], at)
+					for _, w := range []uint32{1, 2, 4, 8} {
+						k := key{v & (1<<(8*w) - 1), w}
+						if w == 8 {
+							k.v = v
+						}
+						ix[k] = append(ix[k], at)
+					}
 				}
 			}
 		}
@@ -132,7 +143,9 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 	for _, col := range cols {
 		k := -1
 		for i, sm := range samples {
-			if v := col.value(sm); !repeatedByte(v, col.width) {
+			// A byte is always one byte repeated: the first nonzero one
+			// (every sample is checked after).
+			if v := col.value(sm); !repeatedByte(v, col.width) || col.width == 1 && v != 0 {
 				k = i
 				break
 			}
@@ -199,14 +212,30 @@ func (pr *Product) inStack(sm sample, a uint64) bool {
 	return a-lo < pair.StackLimit+16
 }
 
-// upperZero reports whether value's upper 32 bits are zero on every sample.
-func upperZero(samples []sample, value func(sample) uint64) bool {
+// upperZero reports whether value's bits from bit low up are zero on
+// every sample.
+func upperZero(samples []sample, value func(sample) uint64, low uint) bool {
 	for _, sm := range samples {
-		if value(sm)>>32 != 0 {
+		if value(sm)>>low != 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// narrowColumns are the low byte or the low 16 bits of a register whose
+// bits above them are zero on every sample: a character or a short loaded
+// with zero extension and carried round the loop (the target's string
+// loop tests the byte it loaded at the bottom of the last pass, where the
+// source loads it again at the top). Whether the upper bits are zero is
+// the bounds learner's to find.
+func narrowColumns(b *ir.Builder, t ir.Term, samples []sample, value func(sample) uint64) []mirrorColumn {
+	for _, w := range []uint32{1, 2} {
+		if upperZero(samples, value, uint(8*w)) {
+			return []mirrorColumn{{b.Extract(t, 8*w-1, 0), w, func(sm sample) uint64 { return value(sm) & (1<<(8*w) - 1) }}}
+		}
+	}
+	return nil
 }
 
 // repeatedByte reports whether the width-byte value v is one byte repeated.

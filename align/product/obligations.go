@@ -33,6 +33,12 @@ import (
 // nonempty source run with the same observables at the end; a target that
 // loops forever makes the source loop forever too.
 
+// TargetEdgeImpossible ends the name of the obligation that a target edge
+// no co-execution took is never taken: when it fails, the solver's model
+// takes it, and the runs lacked a path (the loop engine may run the model,
+// align/product/pair/cexruns.go).
+const TargetEdgeImpossible = "target edge impossible"
+
 // Prove runs Houdini over the product's candidates and discharges every
 // obligation. Houdini has made the invariants inductive already, so the
 // discharge does not ask that again (the proof checker does).
@@ -69,7 +75,11 @@ func (pr *Product) houdini(ctx context.Context, s prove.Solver, pre ir.Term) (in
 		}
 		hedges = append(hedges, prove.HoudiniEdge{From: e.From, To: e.To, Pre: pr.edgePre(e, pre), Post: pr.post(e)})
 	}
-	h := prove.HoudiniWith(ctx, s, pr.p.B, cands, hedges, prove.HoudiniOptions{Split: true, QueryTimeout: houdiniQueryBudget(ctx)})
+	o := prove.HoudiniOptions{Split: true, QueryTimeout: houdiniQueryBudget(ctx)}
+	if w := pr.learning.Weaken; w != nil {
+		o.Weaken = func(c ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool) { return w(pr.p.B, c, value) }
+	}
+	h := prove.HoudiniWith(ctx, s, pr.p.B, cands, hedges, o)
 	if h.Unknown != "" {
 		return h.Queries, h.Unknown
 	}
@@ -138,6 +148,7 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 			return true
 		case smtlib.Sat:
 			out.Reason = "invariants-too-weak: " + name
+			out.Model = r.Model
 		default:
 			out.Reason = "solver-unknown: " + name + ": " + r.Reason
 			if ctx.Err() != nil {
@@ -167,7 +178,7 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 				if pair.Debug {
 					fmt.Fprintf(os.Stderr, "eqc: n%d→n%d rebuilt with its source paths widened to %d loop passes\n", e.From, e.To, e.Spec.Mu)
 				}
-				out.Obligations, out.Reason = out.Obligations[:done], ""
+				out.Obligations, out.Reason, out.Model = out.Obligations[:done], "", nil
 				widenings++
 				tries--
 				rebuilt = true
@@ -187,7 +198,7 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 			if pair.Debug {
 				fmt.Fprintf(os.Stderr, "eqc: n%d→n%d rebuilt with a counterexample to a guessed disjointness\n", e.From, e.To)
 			}
-			out.Obligations, out.Reason = out.Obligations[:done], ""
+			out.Obligations, out.Reason, out.Model = out.Obligations[:done], "", nil
 			out.Counterexamples++
 			e.counterexamples = append(e.counterexamples, model)
 			pr.buildEdge(e)
@@ -218,7 +229,7 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 		// came from the node's states), or made a query harder (a memory
 		// query the solver had solved over the loop's own addresses): the
 		// edge as it was built.
-		out.Obligations, out.Reason = out.Obligations[:done], ""
+		out.Obligations, out.Reason, out.Model = out.Obligations[:done], "", nil
 		e.pins = nil
 		pr.buildEdge(e)
 		if !obligations(e, true) {
@@ -290,7 +301,7 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 		for _, sib := range e.except {
 			outside = append(outside, b.Not(sib.condD0))
 		}
-		return check(where+": target edge impossible", outside...)
+		return check(where+": "+TargetEdgeImpossible, outside...)
 	}
 	pr.liveFacts(e)
 	if pair.Debug {

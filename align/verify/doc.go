@@ -1,6 +1,7 @@
 // Package verify is the independent proof checker, `eqc proof verify`.
 // With the binaries matching the proof's hashes, Verify recomputes the
-// assumptions, reruns the deterministic co-executions, rebuilds the
+// assumptions, reruns the deterministic co-executions (the seeded ones and
+// those the proof records from counterexamples), rebuilds the
 // product from the recorded alignment (align/product) with no search and
 // no learned candidates, requires the same graph, parses the recorded
 // invariants over the rebuilt nodes (entry state and the node's own

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"eqc/align/product"
@@ -13,6 +14,7 @@ import (
 	"eqc/ir/smtlib"
 	"eqc/prove"
 	"eqc/ub"
+	"eqc/x86"
 )
 
 // The proof checker: `eqc proof verify`. It rebuilds every obligation of a
@@ -197,6 +199,9 @@ func verifyLoops(p *pair.Pair, ctx context.Context, pf *prove.ProofFile, s prove
 		o.reason = "timeout"
 		return o
 	}
+	for _, r := range pf.Runs {
+		runs = append(runs, p.CoExecuteExtra(r))
+	}
 	a, reason := recordedAlignment(p, pf.Product, runs)
 	if reason != "" {
 		o.reason = reason
@@ -308,7 +313,9 @@ func recordedAlignment(p *pair.Pair, g prove.Graph, runs []*pair.CoRun) (pair.Al
 // a run) and that node's own variables, and read the node's shared memory
 // only at addresses based on a global: a global plus a constant (a scalar
 // or an array element), or a global plus terms over the node's variables
-// (what a mirror invariant reads, such as b[i−1] kept in a register).
+// (what a mirror invariant reads, such as b[i−1] kept in a register); or
+// at addresses computed from values none of which is a stack pointer (a
+// pointer parameter's array: the character a string loop carries).
 //
 // Why a read of the shared memory at any such address means one thing on
 // both ends of an edge: every obligation about the to-node is taken with
@@ -362,6 +369,25 @@ func setInvariants(p *pair.Pair, pr *product.Product, g prove.Graph) string {
 		size := globals[base[0]]
 		return varying || (off < size && uint64(n) <= size-off)
 	}
+	// pointerBased reports whether address a is computed from values
+	// none of which is a stack pointer: the entry rsp, or a node's rsp or
+	// rbp (what a byte mirror reads, such as the character a string
+	// loop's pointer parameter points to, kept in a register).
+	rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
+	pointerBased := func(a ir.Term) bool {
+		if b.IsConst(a) {
+			return false
+		}
+		for _, u := range b.PostOrder(a) {
+			if u == rsp0 {
+				return false
+			}
+			if b.Op(u) == ir.OpVar && (strings.HasSuffix(b.VarName(u), ".rsp") || strings.HasSuffix(b.VarName(u), ".rbp")) {
+				return false
+			}
+		}
+		return true
+	}
 	for i, rn := range g.Nodes {
 		n := pr.Nodes[i]
 		n.Invariants = nil
@@ -386,8 +412,8 @@ func setInvariants(p *pair.Pair, pr *product.Product, g prove.Graph) string {
 					if arg != n.Mem() || n.Mem() == ir.NoTerm {
 						continue
 					}
-					if sz, _ := b.Params(u); b.Op(u) != ir.OpSelect || k != 0 || !globalBased(b.Arg(u, 1), sz) {
-						return fmt.Sprintf("node n%d: invariant %s reads the node's memory at an address not based on a global", i, text)
+					if sz, _ := b.Params(u); b.Op(u) != ir.OpSelect || k != 0 || !globalBased(b.Arg(u, 1), sz) && !pointerBased(b.Arg(u, 1)) {
+						return fmt.Sprintf("node n%d: invariant %s reads the node's memory at an address not based on a global or a pointer", i, text)
 					}
 				}
 			}

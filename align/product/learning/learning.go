@@ -7,15 +7,16 @@ import (
 )
 
 // Search is what the engines build their products with: candidate
-// invariants at every node and linear pins.
+// invariants at every node, linear pins, and bounds that Houdini's
+// counterexamples weaken.
 func Search() product.Learning {
-	return product.Learning{Candidates: Candidates, Equalities: Equalities}
+	return product.Learning{Candidates: Candidates, Equalities: Equalities, Weaken: learn.WeakenBound}
 }
 
 // Candidates learns a product node's candidate invariants from its
 // learning table (a product.CandidateFunc).
 func Candidates(b *ir.Builder, cols []product.Column, rows [][]uint64) ([]product.Candidate, error) {
-	cands, err := learn.Learn(b, schema(cols), states(rows), learn.Options{Kinds: learn.Kinds(learn.Equality, learn.Congruence, learn.Bound, learn.Order), MaxOddModulus: 5, MaxPairOddModulus: 1})
+	cands, err := learn.Learn(b, schema(cols), states(rows), learn.Options{Kinds: learn.Kinds(learn.Equality, learn.Congruence, learn.Bound, learn.Order), MaxOddModulus: 5, MaxPairOddModulus: 1, MaxModLog2: 32})
 	if err != nil {
 		return nil, err
 	}

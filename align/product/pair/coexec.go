@@ -10,6 +10,7 @@ import (
 
 	"eqc/inputs"
 	"eqc/ir"
+	"eqc/prove"
 	"eqc/x86"
 )
 
@@ -122,8 +123,11 @@ const randomizedBytes = 512
 
 // newCoRun builds the entry state of co-execution number k: rsp and the
 // globals at seed-dependent places (globals 64-byte aligned, apart from
-// each other and from the stack), arguments and memory from the seed.
-func (p *Pair) newCoRun(k int) *CoRun {
+// each other and from the stack), arguments and memory from the seed;
+// x, when given, sets the integer parameters' registers and the first
+// bytes the pointer parameters point to instead (a run from a
+// counterexample, cexruns.go).
+func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 	b := p.B
 	env := &hashEnv{seed: uint64(k)*7919 + 1, globals: map[string]uint64{}}
 	base := uint64(0x1000_0000) + uint64(k)*0x40
@@ -166,15 +170,20 @@ func (p *Pair) newCoRun(k int) *CoRun {
 	arrays := 0 // pointer parameters placed so far
 	for i, r := range x86.CalleeArgRegs {
 		a := inputs.CoArg(k, i, regs[i], nparams, consts, env.hash)
+		if x != nil && i < len(x.Args) && integerParam(regs, nparams, i) {
+			a = uint64(x.Args[i])
+		}
 		switch {
 		case i >= nparams:
 		case regs[i].String:
 			var s []byte
 			a, s = placeString(env, k, i, a)
 			mem = mem.With(a, s)
+			mem = mem.With(a, x.Pointee(i))
 		case regs[i].Pointer:
 			lo, data := placeArray(env, k, i, arrays, regs[i].Elem)
 			mem = mem.With(lo, data)
+			mem = mem.With(lo+arraySlack, x.Pointee(i))
 			a = lo + arraySlack
 			arrays++
 		}
@@ -392,8 +401,8 @@ func recordStackStores(b *ir.Builder, g *ir.TFG, e *ir.Edge, st []ir.Value, env 
 }
 
 // coExecute runs both sides from co-execution k's entry state.
-func (p *Pair) coExecute(k, maxSteps int) *CoRun {
-	cr := p.newCoRun(k)
+func (p *Pair) coExecute(k, maxSteps int, x *prove.ExtraRun) *CoRun {
+	cr := p.newCoRun(k, x)
 	srcAnchors, dstAnchors := AnchorSet(p.Src.TFG), AnchorSet(p.Dst.TFG)
 	cr.Src = execute(p.Src.TFG, srcAnchors, cr.Entry, cr.env, cr.RSP0, maxSteps, false)
 	cr.Dst = execute(p.Dst.TFG, dstAnchors, cr.Entry, cr.env, cr.RSP0, maxSteps, true)
@@ -515,7 +524,7 @@ func (r *Run) Arrivals(n ir.NodeID) int { return r.counts[n] }
 func (p *Pair) HeldOutCoRuns(ctx context.Context, n int) []*CoRun {
 	runs := make([]*CoRun, n)
 	for k := range runs {
-		runs[k] = p.coExecute(coRuns+k, shortRunSteps)
+		runs[k] = p.coExecute(coRuns+k, shortRunSteps, nil)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -533,7 +542,7 @@ func (p *Pair) CoExecuteAll(ctx context.Context) []*CoRun {
 		if k == 0 {
 			steps = longRunSteps
 		}
-		runs[k] = p.coExecute(k, steps)
+		runs[k] = p.coExecute(k, steps, nil)
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -62,6 +62,14 @@ type Outcome struct {
 	// Counterexample is set when an obligation failed with a model: the
 	// concrete entry state the solver found (not yet confirmed).
 	Counterexample *Counterexample
+	// Model is the loop engine's: the solver's model of the obligation
+	// that failed, when it failed Sat (a counterexample to the product,
+	// not confirmed; the engine may run it, cexruns.go).
+	Model ir.Env
+	// Inputs are the loop engine's: the entry arguments of the models of
+	// the products that failed (cexruns.go), inputs a real run may show
+	// a difference on where the differential test's did not.
+	Inputs []prove.ExtraRun
 	// Obligations lists each proof obligation and how it ended.
 	Obligations  []Obligation
 	SMTQueries   int

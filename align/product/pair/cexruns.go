@@ -1,0 +1,129 @@
+package pair
+
+import (
+	"encoding/hex"
+
+	"eqc/inputs"
+	"eqc/ir"
+	"eqc/prove"
+	"eqc/x86"
+)
+
+// Co-executions from counterexamples (Counter §3.5, at the entry). The
+// seeded co-executions keep their integer arguments small, so a loop whose
+// trip count grows with a value's magnitude (one pass per decimal digit of
+// x) may never go around twice in them; the correlation then has no step
+// for that target edge, and the proof fails with a model in which the edge
+// is taken. The model's entry arguments are an input the proof is about:
+// a co-execution from them (seeded like the others, its integer parameters'
+// registers set from the model, its pointer parameters pointing to the
+// bytes the model has there) joins the runs and the engine correlates
+// again. It is data like every run: whatever it suggests, the solver
+// decides. A proof that used such runs records them (prove.ExtraRun), so
+// that the checker reruns the same co-executions.
+
+// ExtraRunSeed is the seed of the nth run from a counterexample: past the
+// seeded runs and the held-out ones, so no two runs share a seed.
+func ExtraRunSeed(n int) int { return 64 + n }
+
+// integerParam says whether argument register i carries an integer
+// parameter (not a pointer, not a string) by the source's signature.
+func integerParam(regs []inputs.RegisterParam, nparams, i int) bool {
+	return i < nparams && !regs[i].Pointer && !regs[i].String
+}
+
+// IntegerParamRegs are the indices (in x86.CalleeArgRegs) of the argument
+// registers that carry integer parameters by the source's signature.
+func (p *Pair) IntegerParamRegs() []int {
+	regs, nparams := p.registerParams()
+	var out []int
+	for i := range regs {
+		if integerParam(regs, nparams, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// maxPointee bounds the bytes a run from a counterexample takes from the
+// model where a pointer parameter points.
+const (
+	maxPointee = 64
+	minPointee = 16
+)
+
+// RunFromModel is the co-execution of seed whose integer parameters take
+// their values from the solver's model m (a parameter the model leaves
+// free keeps the seed's value), and whose pointer parameters point to the
+// bytes the model gives where its pointers point (up to the last the
+// model sets within maxPointee; a string loop over digits needs digits,
+// which random bytes seldom are). It reports false when the model sets
+// nothing of the kind, or some run in runs starts from the same integer
+// arguments and the model sets no pointee.
+func (p *Pair) RunFromModel(m ir.Env, seed int, runs []*CoRun) (prove.ExtraRun, bool) {
+	regs, nparams := p.registerParams()
+	seeded := p.newCoRun(seed, nil).Entry
+	var mem *ir.Mem
+	if v, ok := m.VarValue(p.B, p.SrcVar(x86.StateMem)); ok {
+		mem = v.Mem()
+	}
+	out := prove.ExtraRun{Seed: seed}
+	hasInt, hasPointee := false, false
+	for i, r := range x86.CalleeArgRegs[:min(nparams, len(x86.CalleeArgRegs))] {
+		idx := x86.StateGPR0 + r
+		a := seeded[idx].BV().Uint64()
+		v, set := m.VarValue(p.B, p.SrcVar(idx))
+		pointee := ""
+		switch {
+		case integerParam(regs, nparams, i):
+			hasInt = true
+			if set {
+				a = v.BV().Uint64()
+			}
+		case set && mem != nil:
+			pointee, hasPointee = hex.EncodeToString(modelPointee(mem, v.BV().Uint64())), true
+		}
+		out.Args = append(out.Args, prove.Addr(a))
+		out.Pointees = append(out.Pointees, pointee)
+	}
+	if !hasPointee {
+		out.Pointees = nil
+	}
+	if !hasInt && !hasPointee {
+		return prove.ExtraRun{}, false
+	}
+	for _, cr := range runs {
+		same := !hasPointee
+		for i, a := range out.Args {
+			if integerParam(regs, nparams, i) && cr.Entry[x86.StateGPR0+x86.CalleeArgRegs[i]].BV().Uint64() != uint64(a) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return prove.ExtraRun{}, false
+		}
+	}
+	return out, true
+}
+
+// modelPointee is the bytes of mem from a to the last one within
+// maxPointee that mem sets (a model's memory: a default byte and the
+// bytes the solver chose), and at least minPointee: a model may give
+// every byte one value (all '0': digits), which the seeded run's bytes
+// should not hide.
+func modelPointee(mem *ir.Mem, a uint64) []byte {
+	n := minPointee
+	for _, w := range mem.Written() {
+		if off := w - a; off < maxPointee {
+			n = max(n, int(off)+1)
+		}
+	}
+	return mem.Read(a, n)
+}
+
+// CoExecuteExtra runs the co-execution r describes, as far as the first
+// seeded run goes.
+func (p *Pair) CoExecuteExtra(r prove.ExtraRun) *CoRun {
+	return p.coExecute(r.Seed, longRunSteps, &r)
+}
