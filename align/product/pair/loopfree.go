@@ -92,7 +92,8 @@ type Outcome struct {
 	// built into a product.
 	PredicatesTried, CorrelationsTried int
 	// Counterexamples counts the solver's models the loop engine learned
-	// from: each rebuilt an edge without a guess it refuted.
+	// from: each rebuilt an edge without a guess it refuted, or gave an
+	// input for a co-execution or a native run (cexruns.go).
 	Counterexamples int
 	// HasLoops says the pair has a loop, which the loop-free engine
 	// leaves to the loop engines (Reason "unsupported:loops").
