@@ -300,6 +300,10 @@ func confirm(ctx context.Context, req Request, models ub.Set, p *pair.Pair, cex 
 	for i := 0; i < 6; i++ {
 		in.Args = append(in.Args, cex.Arg(i))
 	}
+	if why := punnedPointers(p, in.Args); why != "" && models.Has(ub.TBSA) {
+		res.Reason += "; not confirmed: the input breaks the model: " + why
+		return nil
+	}
 	cf, err := tracer.NewConfirmer(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
 	var c *tracer.Confirmation
 	if err == nil {
