@@ -54,9 +54,11 @@ const (
 // maxAlignments bounds the alignments an engine is asked for.
 const maxAlignments = 4
 
-// A round of correlation whose products all fail adds a co-execution from
-// the counterexample of each (up to maxCexRunsPerRound) and correlates
-// again, at most maxCexRounds times (pair/cexruns.go).
+// A round of correlation whose products all fail adds co-executions from
+// the counterexamples of up to maxCexRunsPerRound of them (each input from
+// two seeds) and correlates again, at most maxCexRounds times; the
+// outcome hands up to maxCexInputs of the models' inputs to a real run
+// (pair/cexruns.go).
 const (
 	maxCexRounds       = 2
 	maxCexRunsPerRound = 2
@@ -216,11 +218,11 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 		added := 0
 		for k, m := range models {
 			r, ok := p.RunFromModel(m, pair.ExtraRunSeed(len(extra)), runs)
-			if key := fmt.Sprint(r.Args, r.Pointees); !ok || seen[key] {
+			key := fmt.Sprint(r.Args, r.Pointees)
+			if !ok || seen[key] {
 				continue
-			} else {
-				seen[key] = true
 			}
+			seen[key] = true
 			out.Counterexamples++
 			if len(out.Inputs) < maxCexInputs {
 				out.Inputs = append(out.Inputs, r)

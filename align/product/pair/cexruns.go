@@ -45,8 +45,8 @@ func (p *Pair) IntegerParamRegs() []int {
 	return out
 }
 
-// maxPointee bounds the bytes a run from a counterexample takes from the
-// model where a pointer parameter points.
+// The bytes a run from a counterexample takes from the model where a
+// pointer parameter points: at most maxPointee, at least minPointee.
 const (
 	maxPointee = 64
 	minPointee = 16
@@ -55,9 +55,8 @@ const (
 // RunFromModel is the co-execution of seed whose integer parameters take
 // their values from the solver's model m (a parameter the model leaves
 // free keeps the seed's value), and whose pointer parameters point to the
-// bytes the model gives where its pointers point (up to the last the
-// model sets within maxPointee; a string loop over digits needs digits,
-// which random bytes seldom are). It reports false when the model sets
+// bytes the model gives where its pointers point (modelPointee; a string
+// loop over digits needs digits, which random bytes seldom are). It reports false when the model sets
 // nothing of the kind, or some run in runs starts from the same integer
 // arguments and the model sets no pointee.
 func (p *Pair) RunFromModel(m ir.Env, seed int, runs []*CoRun) (prove.ExtraRun, bool) {
