@@ -31,11 +31,12 @@
 //     claims it first. Whatever engine found an alignment, checkLoopsWith
 //     builds its product (product.Build), runs Houdini and discharges the
 //     obligations (Product.Prove), and records the proof. When every
-//     product of a round fails, the entry arguments of the failed
-//     obligations' models start new co-executions and the engine
-//     correlates again (at most two rounds; pair/cexruns.go), and those
-//     arguments are run natively when no proof comes (the differential
-//     test's inputs with the models' integer parameters).
+//     product of a round fails, the failed obligations' models give
+//     inputs (integer arguments, and bytes where pointer arguments point)
+//     that start new co-executions, and the engine correlates again (at
+//     most two rounds; pair/cexruns.go); those inputs run natively when
+//     no proof comes (the differential test's first input with the
+//     models' integer arguments and pointees, difftest.go).
 //
 //   - Check runs a pair and, when an obligation fails with a model, turns
 //     the model into a concrete input and runs both binaries on it
