@@ -56,8 +56,10 @@ fuzz: deps
 
 # The main job: sweep the TSVC suite's fixed-length kernels (gcc-12 and
 # clang-16, -O0 against -O3; about 20 minutes on 2 cores) into
-# results/tsvc/*.parquet and print the tables; TIMEOUT= and JOBS= override
-# the per-check timeout and the parallelism (see README.md). tsvc-all adds
+# results/tsvc/*.parquet and print the tables, then the loop kernels of
+# bench/kernels into results/kernels (30 s a check, about 16 minutes;
+# KERNELS=0 skips them); TIMEOUT= and JOBS= override the per-check timeout
+# and the parallelism (see README.md). tsvc-all adds
 # the length-parameter variant (hours: many of its checks run to the
 # timeout), resuming what tsvc did.
 tsvc: build

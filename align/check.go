@@ -38,8 +38,12 @@ type Request struct {
 	UB string
 	// Engine is the loop engine asked for: "static", "data" or "auto"
 	// ("" is "auto").
-	Engine  string
-	Timeout time.Duration
+	Engine string
+	// Correlator is the static engine's correlator: "bt" (backtracking
+	// over the co-executions) or "ceg" (best-first, counterexample-guided);
+	// "" is DefaultCorrelator.
+	Correlator string
+	Timeout    time.Duration
 	// Context are more ELF files whose DWARF describes the globals the
 	// pair names (their sizes and declared alignment): typically the
 	// object that defines them. Facts are taken from them as from SRC and
@@ -77,6 +81,11 @@ type Result struct {
 	// product (both engines).
 	AlignmentPredicatesTried int `json:"alignment_predicates_tried,omitempty"`
 	CorrelationsTried        int `json:"correlations_tried,omitempty"`
+	// CandidatesExpanded and CandidatesPruned count the best-first
+	// correlator's partial alignments expanded and candidates the runs
+	// ruled out (--correlator ceg).
+	CandidatesExpanded int `json:"candidates_expanded,omitempty"`
+	CandidatesPruned   int `json:"candidates_pruned,omitempty"`
 	// Counterexamples counts the solver's models the loop engines learned
 	// from (Outcome).
 	Counterexamples int `json:"counterexamples,omitempty"`
@@ -163,6 +172,9 @@ func check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 			return res, err
 		}
 	}
+	if err := ValidateCorrelator(req.Correlator); err != nil {
+		return res, err
+	}
 	spec := req.UB
 	if spec == "" {
 		spec = "all"
@@ -205,11 +217,12 @@ func check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 			return res, nil
 		}
 		req.phase("loop engines")
-		out = checkLoops(ctx, p, req.Engine, s)
+		out = checkLoops(ctx, p, req.Engine, req.Correlator, s)
 	}
 	res.Verdict, res.Reason = out.Verdict, out.Reason
 	res.SMTQueries, res.ProductNodes, res.ProductEdges = out.SMTQueries, out.ProductNodes, out.ProductEdges
 	res.AlignmentPredicatesTried, res.CorrelationsTried = out.PredicatesTried, out.CorrelationsTried
+	res.CandidatesExpanded, res.CandidatesPruned = out.CandidatesExpanded, out.CandidatesPruned
 	res.Counterexamples = out.Counterexamples
 	res.Candidates, res.Invariants = out.Candidates, out.Invariants
 	if out.Engine != "" {

@@ -31,11 +31,9 @@ type Engine interface {
 	// engine whose alignment its proof rests on.
 	Name() string
 	// Alignments searches for up to limit alignments of p's co-executions
-	// runs, best first. With them it returns tried, the alignments its
-	// search counts as tried (the data-driven engine's predicate
-	// assignments; 0 for an engine that counts none), and, when it found
-	// none, why: the reason of an unknown verdict.
-	Alignments(ctx context.Context, p *pair.Pair, runs []*pair.CoRun, limit int) (aligns []pair.Alignment, tried int, reason string)
+	// runs, best first, and counts what it tried; when it finds none, it
+	// says why: the reason of an unknown verdict.
+	Alignments(ctx context.Context, p *pair.Pair, runs []*pair.CoRun, limit int) pair.Search
 }
 
 // engines are the loop engines, in the order --engine auto starts them;
@@ -50,6 +48,18 @@ const (
 	EngineData   = paa.Name
 	EngineAuto   = "auto"
 )
+
+// The static engine's correlators (the CLI's --correlator) and the one
+// it uses when none is named.
+const (
+	CorrelatorBacktracking = correlate.Backtracking
+	CorrelatorBestFirst    = correlate.BestFirst
+	DefaultCorrelator      = correlate.DefaultCorrelator
+)
+
+// ValidateCorrelator says why name is not a --correlator ("" is the
+// default).
+func ValidateCorrelator(name string) error { return correlate.ValidateCorrelator(name) }
 
 // maxAlignments bounds the alignments an engine is asked for.
 const maxAlignments = 4
@@ -86,6 +96,15 @@ func engineNamed(name string) Engine {
 	return nil
 }
 
+// withCorrelator is e, with the correlator named correlator when e is the
+// static engine ("" keeps its default).
+func withCorrelator(e Engine, correlator string) Engine {
+	if _, ok := e.(correlate.Engine); ok && correlator != "" {
+		return correlate.Engine{Correlator: correlator}
+	}
+	return e
+}
+
 // ValidateEngine says why name is not an --engine: nil when it is the name
 // of an engine or auto.
 func ValidateEngine(name string) error {
@@ -100,12 +119,13 @@ func ValidateEngine(name string) error {
 }
 
 // checkLoops runs the loop engine named engine on p; auto ("" too) races
-// them all (race.go).
-func checkLoops(ctx context.Context, p *pair.Pair, engine string, s prove.Solver) *pair.Outcome {
+// them all (race.go). The static engine correlates with the correlator
+// named correlator ("" for its default).
+func checkLoops(ctx context.Context, p *pair.Pair, engine, correlator string, s prove.Solver) *pair.Outcome {
 	if engine == EngineAuto || engine == "" {
-		return raceLoops(ctx, p, s)
+		return raceLoops(ctx, p, correlator, s)
 	}
-	return checkLoopsWith(ctx, p, engineNamed(engine), s, nil, &claimSet{})
+	return checkLoopsWith(ctx, p, withCorrelator(engineNamed(engine), correlator), s, nil, &claimSet{})
 }
 
 // checkLoopsWith runs engine e on p, on the co-executions runs, made here
@@ -138,8 +158,11 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 	var extra []prove.ExtraRun // runs from counterexamples (pair/cexruns.go)
 	seen := map[string]bool{}  // their arguments and pointees
 	for round := 0; ; round++ {
-		aligns, tried, reason := e.Alignments(ctx, p, runs, maxAlignments)
-		out.PredicatesTried += tried
+		search := e.Alignments(ctx, p, runs, maxAlignments)
+		aligns, reason := search.Alignments, search.Reason
+		out.PredicatesTried += search.PredicatesTried
+		out.CandidatesExpanded += search.Expanded
+		out.CandidatesPruned += search.Pruned
 		if pair.Debug {
 			fmt.Fprintf(os.Stderr, "eqc: %s engine after co-execution %v (round %d): %d alignments\n", e.Name(), time.Since(t0), round, len(aligns))
 			for k, cr := range runs {
@@ -188,6 +211,7 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 				o.Proof = pr.ProofFile(assumptions, o.Obligations)
 				o.Proof.Runs = extra
 				o.Engine, o.PredicatesTried, o.CorrelationsTried = e.Name(), out.PredicatesTried, out.CorrelationsTried
+				o.CandidatesExpanded, o.CandidatesPruned = out.CandidatesExpanded, out.CandidatesPruned
 				return o
 			}
 			if o.Model != nil {

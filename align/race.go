@@ -47,7 +47,7 @@ func (c *claimSet) claim(key string) bool {
 // co-executions are run once, on p, and shared: they are most of a
 // check's memory, and only concrete values and the TFGs' node and edge
 // numbers, which a twin has alike (sameShape; it runs its own if not).
-func raceLoops(ctx context.Context, p *pair.Pair, s prove.Solver) *pair.Outcome {
+func raceLoops(ctx context.Context, p *pair.Pair, correlator string, s prove.Solver) *pair.Outcome {
 	if reason := p.LoopGate(); reason != "" {
 		return &pair.Outcome{Verdict: Unknown, Reason: reason}
 	}
@@ -77,7 +77,7 @@ func raceLoops(ctx context.Context, p *pair.Pair, s prove.Solver) *pair.Outcome 
 		}
 	}
 	return race(ctx, func(ctx context.Context, engine string) *pair.Outcome {
-		return checkLoopsWith(ctx, pairs[engine], engineNamed(engine), s, pairRuns[engine], claims)
+		return checkLoopsWith(ctx, pairs[engine], withCorrelator(engineNamed(engine), correlator), s, pairRuns[engine], claims)
 	})
 }
 
@@ -142,6 +142,8 @@ func race(ctx context.Context, check func(ctx context.Context, engine string) *p
 				a.out.Counterexamples += loser.Counterexamples
 				a.out.CorrelationsTried += loser.CorrelationsTried
 				a.out.PredicatesTried += loser.PredicatesTried
+				a.out.CandidatesExpanded += loser.CandidatesExpanded
+				a.out.CandidatesPruned += loser.CandidatesPruned
 			}
 		}
 		return a.out
@@ -171,6 +173,8 @@ func mergeOutcomes(outs ...*pair.Outcome) *pair.Outcome {
 			out.Counterexamples += o.Counterexamples
 			out.CorrelationsTried += o.CorrelationsTried
 			out.PredicatesTried += o.PredicatesTried
+			out.CandidatesExpanded += o.CandidatesExpanded
+			out.CandidatesPruned += o.CandidatesPruned
 			out.Inputs = append(out.Inputs, o.Inputs...)
 		}
 	}

@@ -36,7 +36,11 @@ type Config struct {
 	// several joined with '+' ("sio+tbsa").
 	UBModels []string
 	Engine   string
-	Timeout  time.Duration // per check, passed to the worker
+	// Correlator is the static engine's correlator when not the
+	// backtracking one: "ceg", or "" (rows record it; resume tells
+	// checks apart by it).
+	Correlator string
+	Timeout    time.Duration // per check, passed to the worker
 	// Grace is added to Timeout before the worker is killed (default 30s).
 	Grace time.Duration
 	Jobs  int    // checks (and compilations) at once; 0 = one per CPU
@@ -234,7 +238,7 @@ func readDone(cfg Config, sum *Summary) (map[Key]string, error) {
 }
 
 func rowKey(r *results.Row) Key {
-	return Key{r.Suite, r.Benchmark, r.Function, r.Compiler, r.SrcOpt, r.DstOpt, r.CFlags, r.UBModel, r.Engine, r.SrcCompiler}
+	return Key{r.Suite, r.Benchmark, r.Function, r.Compiler, r.SrcOpt, r.DstOpt, r.CFlags, r.UBModel, r.Engine, r.SrcCompiler, r.Correlator}
 }
 
 // objKey names one object of the sweep.
@@ -387,7 +391,7 @@ func plan(cfg Config, objs map[objKey]bench.Object, sum *Summary) []Check {
 						for _, ub := range cfg.UBModels {
 							k := Key{Suite: cfg.Suite.Name, Benchmark: do.Benchmark, Function: f, Compiler: cc,
 								SrcOpt: cfg.SrcOpt.String(), DstOpt: dopt.String(), CFlags: do.CFlags,
-								UBModel: ub, Engine: cfg.Engine}
+								UBModel: ub, Engine: cfg.Engine, Correlator: cfg.Correlator}
 							if scc != cc {
 								k.SrcCompiler = scc
 							}
@@ -526,11 +530,12 @@ func makeRow(cfg Config, c Check, out outcome, started time.Time) results.Row {
 	k := c.Key
 	r := results.Row{
 		Suite: k.Suite, Benchmark: k.Benchmark, Function: k.Function, Compiler: k.Compiler, SrcCompiler: k.SrcCompiler,
-		SrcOpt: k.SrcOpt, DstOpt: k.DstOpt, CFlags: k.CFlags, UBModel: k.UBModel, Engine: k.Engine,
+		SrcOpt: k.SrcOpt, DstOpt: k.DstOpt, CFlags: k.CFlags, UBModel: k.UBModel, Engine: k.Engine, Correlator: k.Correlator,
 		Verdict: out.res.Verdict, Reason: out.res.Reason,
 		WallS: out.res.WallS, SMTQueries: out.res.SMTQueries, SMTS: out.res.SMTS,
 		ProductNodes: out.res.ProductNodes, ProductEdges: out.res.ProductEdges,
 		AlignmentPredicatesTried: out.res.AlignmentPredicatesTried, CorrelationsTried: out.res.CorrelationsTried,
+		CandidatesExpanded: out.res.CandidatesExpanded, CandidatesPruned: out.res.CandidatesPruned,
 		Counterexamples: out.res.Counterexamples,
 		Candidates:      out.res.Candidates, Invariants: out.res.Invariants,
 		ALOCSrc: out.res.ALOCSrc, ALOCDst: out.res.ALOCDst, LoopsSrc: out.res.LoopsSrc, LoopsDst: out.res.LoopsDst,

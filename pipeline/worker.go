@@ -38,13 +38,16 @@ type Key struct {
 	Suite, Benchmark, Function, Compiler, SrcOpt, DstOpt, CFlags, UBModel, Engine string
 	// SrcCompiler is the source side's compiler when not Compiler ("").
 	SrcCompiler string
+	// Correlator is the static engine's correlator when not the
+	// backtracking one ("").
+	Correlator string
 }
 
 func (k Key) less(o Key) bool { return k.compare(o) < 0 }
 
 func (k Key) compare(o Key) int {
-	a := [...]string{k.Suite, k.Benchmark, k.Function, k.Compiler, k.SrcOpt, k.DstOpt, k.CFlags, k.UBModel, k.Engine, k.SrcCompiler}
-	b := [...]string{o.Suite, o.Benchmark, o.Function, o.Compiler, o.SrcOpt, o.DstOpt, o.CFlags, o.UBModel, o.Engine, o.SrcCompiler}
+	a := [...]string{k.Suite, k.Benchmark, k.Function, k.Compiler, k.SrcOpt, k.DstOpt, k.CFlags, k.UBModel, k.Engine, k.SrcCompiler, k.Correlator}
+	b := [...]string{o.Suite, o.Benchmark, o.Function, o.Compiler, o.SrcOpt, o.DstOpt, o.CFlags, o.UBModel, o.Engine, o.SrcCompiler, o.Correlator}
 	for i := range a {
 		if c := strings.Compare(a[i], b[i]); c != 0 {
 			return c
@@ -68,6 +71,8 @@ type workerResult struct {
 	// The loop engines' search effort (align.Result).
 	AlignmentPredicatesTried int64           `json:"alignment_predicates_tried,omitempty"`
 	CorrelationsTried        int64           `json:"correlations_tried,omitempty"`
+	CandidatesExpanded       int64           `json:"candidates_expanded,omitempty"`
+	CandidatesPruned         int64           `json:"candidates_pruned,omitempty"`
 	Counterexamples          int64           `json:"counterexamples,omitempty"`
 	Candidates               int64           `json:"candidates,omitempty"`
 	Invariants               int64           `json:"invariants,omitempty"`
@@ -115,6 +120,9 @@ var errInterrupted = errors.New("pipeline: interrupted")
 func runWorker(ctx context.Context, cfg *Config, c Check) (outcome, error) {
 	args := []string{"--json", "--func", c.Function, "--ub", checkUB(c.Key.UBModel),
 		"--engine", c.Key.Engine, "--timeout", cfg.Timeout.String()}
+	if c.Key.Correlator != "" {
+		args = append(args, "--correlator", c.Key.Correlator)
+	}
 	if len(cfg.Verifier) > 0 {
 		args = append(args, "--proof", proofDir(cfg, c))
 	}
@@ -378,7 +386,7 @@ func RunCheckWorker(ctx context.Context, lim Limits, argv []string) CheckRun {
 func proofDir(cfg *Config, c Check) string {
 	k := c.Key
 	h := sha256.Sum256([]byte(strings.Join([]string{k.Suite, k.Benchmark, k.Function, k.Compiler, k.SrcOpt, k.DstOpt,
-		k.CFlags, k.UBModel, k.Engine, c.Variant, c.SrcFile, c.DstFile}, "\x00")))
+		k.CFlags, k.UBModel, k.Engine + k.Correlator, c.Variant, c.SrcFile, c.DstFile}, "\x00")))
 	clean := func(s string) string {
 		return strings.Map(func(r rune) rune {
 			if r == '/' || r == '\x00' || r == ' ' {

@@ -186,3 +186,29 @@ func TestRunProcessKillsSession(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkerCorrelator: a check's correlator reaches the worker as
+// --correlator and its row names it, with the best-first search's counts;
+// the backtracking correlator ("") passes no flag.
+func TestWorkerCorrelator(t *testing.T) {
+	for _, correlator := range []string{"", "ceg"} {
+		c := testCheck()
+		c.Key.Engine, c.Key.Correlator = "static", correlator
+		// The fake worker echoes whether it was given the flag.
+		body := `case "$*" in *"--correlator ceg"*) x=7;; *--correlator*) x=99;; *) x=0;; esac
+echo "{\"function\":\"f\",\"verdict\":\"unknown\",\"reason\":\"timeout\",\"engine\":\"static\",\"wall_s\":1,\"candidates_expanded\":$x,\"candidates_pruned\":2}"`
+		cfg := &Config{Worker: fakeWorker(t, body), Timeout: 5 * time.Second}
+		out, err := runWorker(context.Background(), cfg, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := makeRow(*cfg, c, out, time.Now())
+		want := int64(0)
+		if correlator == "ceg" {
+			want = 7
+		}
+		if row.Correlator != correlator || row.CandidatesExpanded != want || row.CandidatesPruned != 2 {
+			t.Errorf("correlator %q: row correlator %q, expanded %d, pruned %d; want %q, %d, 2", correlator, row.Correlator, row.CandidatesExpanded, row.CandidatesPruned, correlator, want)
+		}
+	}
+}

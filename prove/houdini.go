@@ -33,7 +33,8 @@ import (
 //   - HoudiniOptions.Weaken: a candidate a model falsifies may be replaced
 //     by a weaker one the model satisfies instead of dropped (Counter's
 //     counterexamples as data: a bound learned from the runs, x ≥ 11,
-//     moved to the model's x = 10), at most maxWeakenings times each.
+//     moved to the model's x = 10), at most maxWeakenings times each and
+//     maxEdgeWeakenings times on the models of one edge.
 //     The replacement is a candidate like the others: the fixpoint goes
 //     round every edge again, so it is kept only if proved preserved.
 
@@ -99,6 +100,14 @@ type HoudiniOptions struct {
 // going down) is dropped soon instead of walked to its end.
 const maxWeakenings = 3
 
+// maxEdgeWeakenings bounds the replacements made on one edge's models:
+// each costs a query round, and on a wide edge (clang's sum, 32 source
+// iterations a pass, 90 candidates) a round takes seconds; weakening
+// every bound three times there took 117 rounds where dropping takes 49.
+// (Twelve in all, over every edge, were too few: gcc's digits weakens
+// on its entry edge's cheap queries and its loop's.)
+const maxEdgeWeakenings = 12
+
 // HoudiniResult is the fixpoint: Kept[n][i] reports whether candidate i of
 // site n survived.
 type HoudiniResult struct {
@@ -132,6 +141,7 @@ func Houdini(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term, ed
 func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term, edges []HoudiniEdge, o HoudiniOptions) *HoudiniResult {
 	r := &HoudiniResult{Kept: make([][]bool, len(cands))}
 	weakened := make([][]int, len(cands))
+	weakenings := make([]int, len(edges)) // per edge
 	for n, cs := range cands {
 		weakened[n] = make([]int, len(cs))
 		r.Kept[n] = make([]bool, len(cs))
@@ -226,10 +236,11 @@ func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term
 						}
 						dropped = true
 						c := &cands[e.To][idx[k]]
-						if o.Weaken != nil && weakened[e.To][idx[k]] < maxWeakenings {
+						if o.Weaken != nil && weakened[e.To][idx[k]] < maxWeakenings && weakenings[i] < maxEdgeWeakenings {
 							if w, ok := o.Weaken(*c, value); ok && w != *c {
 								*c = w
 								weakened[e.To][idx[k]]++
+								weakenings[i]++
 								continue
 							}
 						}

@@ -191,3 +191,45 @@ func TestHoudiniWeaken(t *testing.T) {
 		t.Errorf("Weaken called %d times, want at most %d", weakenings, 2*maxWeakenings)
 	}
 }
+
+// TestHoudiniEdgeWeakenings: on a counting-up loop every upper bound
+// fails and a weakening only moves it to the model's value, which the next
+// model breaks again; the replacements made on one edge's models stop at
+// maxEdgeWeakenings, so the fixpoint ends after a bounded number of
+// rounds, with no upper bound kept.
+func TestHoudiniEdgeWeakenings(t *testing.T) {
+	s := houdiniSolver(t)
+	b := ir.NewBuilder()
+	x := b.Var("x", ir.BVSort(32))
+	x0 := b.Var("x0", ir.BVSort(32))
+	c := func(v uint64) ir.Term { return b.Const(32, v) }
+	var bounds []ir.Term
+	for k := range uint64(20) {
+		bounds = append(bounds, b.Ule(x, c(40+k)))
+	}
+	cands := [][]ir.Term{nil, bounds}
+	enter := ir.NewSubstituter(b, map[ir.Term]ir.Term{x: x0})
+	step := ir.NewSubstituter(b, map[ir.Term]ir.Term{x: b.Add(x, c(1))})
+	edges := []HoudiniEdge{
+		{From: 0, To: 1, Pre: []ir.Term{b.Ult(x0, c(10))}, Post: enter.Apply},
+		{From: 1, To: 1, Pre: []ir.Term{b.Ult(x, c(1000))}, Post: step.Apply},
+	}
+	weakenings := 0
+	weaken := func(cand ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool) {
+		v, ok := value(x)
+		if !ok {
+			return cand, false
+		}
+		weakenings++
+		return b.Ule(x, c(v.BV().Uint64())), true
+	}
+	r := HoudiniWith(context.Background(), s, b, cands, edges, HoudiniOptions{Weaken: weaken})
+	if r.Unknown != "" || slices.Contains(r.Kept[1], true) {
+		t.Errorf("kept %v (%s), want no upper bound", r.Kept[1], r.Unknown)
+	}
+	// Unbounded, the loop edge's models would replace each of the 20
+	// bounds maxWeakenings times; the entry edge breaks none.
+	if weakenings != maxEdgeWeakenings {
+		t.Errorf("%d weakenings, want the loop edge's %d", weakenings, maxEdgeWeakenings)
+	}
+}

@@ -8,7 +8,9 @@
 // schema, in order (DesignColumns); extensions follow (src_file, dst_file,
 // dst_function, proof_file, cex_input, error, variant, proof_verified,
 // candidates, src_compiler: a cross-compiler pair's source compiler, which
-// reports join to compiler as "SRC→DST", Row.CompilerLabel).
+// reports join to compiler as "SRC→DST", Row.CompilerLabel; correlator,
+// candidates_expanded, candidates_pruned: the static engine's best-first
+// correlator and its counts).
 // Columns are added, never
 // renamed or retyped (SchemaVersion counts the additions); a file written
 // before a column existed reads with that column zero. Text is UTF-8,

@@ -607,8 +607,10 @@ func KernelTableOf(k KernelTable) *Table {
 // SearchTable is one line per loop-engine check (one that tried an
 // alignment predicate, built a product or learned an invariant
 // candidate, or whose data engine found no predicate to try), sorted: the
-// search effort PLDI'19 §5 reports per benchmark — alignment predicate
-// assignments tried, alignments built into a product (viable PAAs), the
+// search effort PLDI'19 §5 and Counter's Table 2 report per benchmark —
+// alignment predicate assignments tried, partial alignments the
+// best-first correlator expanded, alignments built into a product (viable
+// PAAs), the solver's counterexamples learned from, SMT queries, the
 // product's size, invariant conjuncts learned and kept by Houdini, and
 // the seconds. Nil when no row has any.
 func SearchTable(rows []Row) *Table {
@@ -631,8 +633,8 @@ func SearchTable(rows []Row) *Table {
 	t := &Table{
 		Title:  "Loop engine search per check",
 		Key:    2,
-		Header: []string{"suite", "benchmark", "compiler", "opt", "ub", "engine", "out", "proved by", "predicates", "alignments", "nodes", "edges", "conjuncts", "kept", "s"},
-		Right:  []bool{false, false, false, false, false, false, false, false, true, true, true, true, true, true, true},
+		Header: []string{"suite", "benchmark", "compiler", "opt", "ub", "engine", "out", "proved by", "predicates", "expanded", "alignments", "cex", "queries", "nodes", "edges", "conjuncts", "kept", "s"},
+		Right:  []bool{false, false, false, false, false, false, false, false, true, true, true, true, true, true, true, true, true, true},
 	}
 	for _, r := range rs {
 		name := r.Benchmark
@@ -647,12 +649,13 @@ func SearchTable(rows []Row) *Table {
 			by = r.Engine
 		}
 		kind, _, _ := strings.Cut(r.Reason, ":") // the reason's kind: the table is wide already
-		t.Rows = append(t.Rows, []string{r.Suite, name, r.CompilerLabel(), optLabel(r.SrcOpt, r.DstOpt), dash(r.UBModel), r.Engine, Mark(r.Verdict, kind), by,
-			strconv.FormatInt(r.AlignmentPredicatesTried, 10), strconv.FormatInt(r.CorrelationsTried, 10),
+		t.Rows = append(t.Rows, []string{r.Suite, name, r.CompilerLabel(), optLabel(r.SrcOpt, r.DstOpt), dash(r.UBModel), r.EngineLabel(), Mark(r.Verdict, kind), by,
+			strconv.FormatInt(r.AlignmentPredicatesTried, 10), strconv.FormatInt(r.CandidatesExpanded, 10), strconv.FormatInt(r.CorrelationsTried, 10),
+			strconv.FormatInt(r.Counterexamples, 10), strconv.FormatInt(r.SMTQueries, 10),
 			strconv.FormatInt(r.ProductNodes, 10), strconv.FormatInt(r.ProductEdges, 10),
 			strconv.FormatInt(r.Candidates, 10), strconv.FormatInt(r.Invariants, 10), Seconds(r.WallS)})
 	}
-	t.Notes = []string{"predicates: alignment predicate assignments the data engine aligned the runs by; alignments: those built into a product and tried (viable PAAs); nodes, edges: the product proved, or else the first tried; conjuncts: invariant candidates learned over its nodes, kept: those Houdini kept."}
+	t.Notes = []string{"predicates: alignment predicate assignments the data engine aligned the runs by; expanded: partial alignments the best-first correlator expanded (--correlator ceg); alignments: those built into a product and tried (viable PAAs); cex: the solver's counterexamples learned from; queries: SMT queries; nodes, edges: the product proved, or else the first tried; conjuncts: invariant candidates learned over its nodes, kept: those Houdini kept."}
 	return t
 }
 

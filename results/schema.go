@@ -13,7 +13,7 @@ import (
 // MetadataSchemaVersion. It changes when a column is added (extend, do not
 // rename): a reader of version N reads files of any version <= N, missing
 // columns reading as zero values.
-const SchemaVersion = "5" // 2: variant; 3: proof_verified; 4: candidates; 5: src_compiler
+const SchemaVersion = "6" // 2: variant; 3: proof_verified; 4: candidates; 5: src_compiler; 6: correlator, candidates_expanded, candidates_pruned
 
 // MetadataSchemaVersion is the key/value metadata key holding SchemaVersion.
 const MetadataSchemaVersion = "eqc.results.schema_version"
@@ -92,6 +92,15 @@ type Row struct {
 	// compiler (a cross-compiler pair, eqc sweep --src-cc); empty when
 	// both sides come from compiler.
 	SrcCompiler string `parquet:"src_compiler,dict"`
+	// Correlator is the static engine's correlator when it is not the
+	// backtracking one: "ceg" (best-first, eqc sweep --correlator ceg);
+	// empty for bt, which every row before schema 6 used.
+	Correlator string `parquet:"correlator,dict"`
+	// CandidatesExpanded and CandidatesPruned are the best-first
+	// correlator's partial alignments expanded and candidates the runs
+	// ruled out before any solver query.
+	CandidatesExpanded int64 `parquet:"candidates_expanded"`
+	CandidatesPruned   int64 `parquet:"candidates_pruned"`
 }
 
 // CompilerLabel names the row's compilers as reports group them: compiler,
@@ -101,6 +110,16 @@ func (r *Row) CompilerLabel() string {
 		return r.Compiler
 	}
 	return r.SrcCompiler + "→" + r.Compiler
+}
+
+// EngineLabel names the row's engine as reports group rows: engine, or
+// "ENGINE/CORRELATOR" when the static engine's correlator was not the
+// backtracking one ("static/ceg").
+func (r *Row) EngineLabel() string {
+	if r.Correlator == "" {
+		return r.Engine
+	}
+	return r.Engine + "/" + r.Correlator
 }
 
 // Columns lists the Parquet column names of Row in order.

@@ -14,7 +14,7 @@ type checkKey struct {
 }
 
 func keyOf(r *Row) checkKey {
-	return checkKey{r.Suite, r.Benchmark, r.Function, r.DstFunction, r.CompilerLabel(), r.SrcOpt, r.DstOpt, r.CFlags, r.UBModel, r.Engine}
+	return checkKey{r.Suite, r.Benchmark, r.Function, r.DstFunction, r.CompilerLabel(), r.SrcOpt, r.DstOpt, r.CFlags, r.UBModel, r.EngineLabel()}
 }
 
 // Latest keeps one row per check — suite, benchmark, function,
@@ -94,7 +94,7 @@ func Summarize(rows []Row) []Group {
 	byKey := map[GroupKey][]*Row{}
 	for i := range rows {
 		r := &rows[i]
-		k := GroupKey{r.Suite, r.CompilerLabel(), r.SrcOpt, r.DstOpt, r.UBModel, r.Engine}
+		k := GroupKey{r.Suite, r.CompilerLabel(), r.SrcOpt, r.DstOpt, r.UBModel, r.EngineLabel()}
 		byKey[k] = append(byKey[k], r)
 	}
 	groups := make([]Group, 0, len(byKey))
@@ -310,7 +310,7 @@ func kernelTable(suite string, rs []*Row) KernelTable {
 	colIdx, srcIdx, rowIdx := map[KernelColumn]int{}, map[SourceColumn]int{}, map[rowKey]int{}
 	var rowKeys []rowKey
 	for _, r := range rs {
-		c := KernelColumn{r.CompilerLabel(), r.SrcOpt, r.DstOpt, r.UBModel, r.Engine}
+		c := KernelColumn{r.CompilerLabel(), r.SrcOpt, r.DstOpt, r.UBModel, r.EngineLabel()}
 		if _, ok := colIdx[c]; !ok {
 			colIdx[c] = 0
 			t.Columns = append(t.Columns, c)
@@ -350,7 +350,7 @@ func kernelTable(suite string, rs []*Row) KernelTable {
 	}
 	for _, r := range rs {
 		kr := &t.Rows[rowIdx[rowKey{r.Benchmark, r.Function, r.Variant}]]
-		kr.Cells[colIdx[KernelColumn{r.CompilerLabel(), r.SrcOpt, r.DstOpt, r.UBModel, r.Engine}]] =
+		kr.Cells[colIdx[KernelColumn{r.CompilerLabel(), r.SrcOpt, r.DstOpt, r.UBModel, r.EngineLabel()}]] =
 			&KernelCell{Verdict: r.Verdict, Reason: r.Reason, WallS: r.WallS, ALOCDst: r.ALOCDst}
 		if s := srcIdx[SourceColumn{r.CompilerLabel(), r.SrcOpt}]; kr.ALOCSrc[s] == 0 {
 			kr.ALOCSrc[s] = r.ALOCSrc

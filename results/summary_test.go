@@ -366,7 +366,7 @@ func TestSearchTable(t *testing.T) {
 	a := check("s112", "gcc", "O3", "all", Equivalent, "", 7.25, 14, 55)
 	a.Engine, a.AlignmentPredicatesTried, a.CorrelationsTried, a.ProductNodes, a.ProductEdges, a.Candidates, a.Invariants = "data", 1, 1, 3, 3, 40, 12
 	b := check("s000", "clang", "O3", "all", Unknown, "invariants-too-weak: n1→n1 (dst 0x18)", 3, 14, 44)
-	b.Engine, b.AlignmentPredicatesTried, b.CorrelationsTried, b.Candidates = "data", 5, 2, 30
+	b.Engine, b.Correlator, b.CandidatesExpanded, b.CorrelationsTried, b.Counterexamples, b.SMTQueries, b.Candidates = "static", "ceg", 5, 2, 3, 9, 30
 	c := check("s176", "gcc", "O3", "all", Unknown, "no-alignment-predicate: no predicate holds at the target's loop at 0x40", 25, 14, 60)
 	c.Engine = "data"
 	rows := append(handBuilt(), a, b, c)
@@ -375,9 +375,9 @@ func TestSearchTable(t *testing.T) {
 		t.Fatalf("search table %+v, want 3 rows", tb)
 	}
 	want := [][]string{
-		{"tsvc", "s000", "clang", "O0→O3", "all", "data", "? invariants-too-weak", "", "5", "2", "0", "0", "30", "0", "3.00"},
-		{"tsvc", "s112", "gcc", "O0→O3", "all", "data", "✓", "data", "1", "1", "3", "3", "40", "12", "7.25"},
-		{"tsvc", "s176", "gcc", "O0→O3", "all", "data", "? no-alignment-predicate", "", "0", "0", "0", "0", "0", "0", "25.0"},
+		{"tsvc", "s000", "clang", "O0→O3", "all", "static/ceg", "? invariants-too-weak", "", "0", "5", "2", "3", "9", "0", "0", "30", "0", "3.00"},
+		{"tsvc", "s112", "gcc", "O0→O3", "all", "data", "✓", "data", "1", "0", "1", "0", "0", "3", "3", "40", "12", "7.25"},
+		{"tsvc", "s176", "gcc", "O0→O3", "all", "data", "? no-alignment-predicate", "", "0", "0", "0", "0", "0", "0", "0", "0", "0", "25.0"},
 	}
 	if !reflect.DeepEqual(tb.Rows, want) {
 		t.Errorf("rows\n%q\nwant\n%q", tb.Rows, want)

@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"eqc/align/product/pair"
@@ -121,13 +122,43 @@ func tripRatio(cr *pair.CoRun, src, dstFrom, dstTo ir.NodeID) int {
 // Name is the static engine's --engine name.
 const Name = "static"
 
-// Engine is the static engine: correlation.
-type Engine struct{}
+// The correlators (--correlator): backtracking in the order of the
+// candidates' static rank (correlate), and best-first by the promise the
+// runs give each partial alignment (bestFirst, ceg.go).
+const (
+	Backtracking      = "bt"
+	BestFirst         = "ceg"
+	DefaultCorrelator = Backtracking
+)
+
+// ValidateCorrelator says why name is not a --correlator ("" is the
+// default).
+func ValidateCorrelator(name string) error {
+	switch name {
+	case "", Backtracking, BestFirst:
+		return nil
+	}
+	return fmt.Errorf("unknown correlator %q (want %s or %s)", name, Backtracking, BestFirst)
+}
+
+// Engine is the static engine: correlation, by the correlator named
+// Correlator ("" is DefaultCorrelator).
+type Engine struct{ Correlator string }
 
 // Name is Name.
 func (Engine) Name() string { return Name }
 
-// Alignments are the first limit alignments correlate finds.
-func (Engine) Alignments(_ context.Context, p *pair.Pair, runs []*pair.CoRun, limit int) ([]pair.Alignment, int, string) {
-	return correlate(p, runs, limit), 0, "no-correlation: no alignment of the co-executions fits"
+const noCorrelation = "no-correlation: no alignment of the co-executions fits"
+
+// Alignments are the first limit alignments the correlator finds.
+func (e Engine) Alignments(ctx context.Context, p *pair.Pair, runs []*pair.CoRun, limit int) pair.Search {
+	c := e.Correlator
+	if c == "" {
+		c = DefaultCorrelator
+	}
+	if c == BestFirst {
+		aligns, st := bestFirst(ctx, p, runs, limit)
+		return pair.Search{Alignments: aligns, Expanded: st.Expanded, Pruned: st.Pruned, Reason: noCorrelation}
+	}
+	return pair.Search{Alignments: correlate(p, runs, limit), Reason: noCorrelation}
 }

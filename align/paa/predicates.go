@@ -827,15 +827,15 @@ func (Engine) Name() string { return Name }
 
 // Alignments are the alignments dataAlignments finds, tested on testRuns
 // held-out co-executions.
-func (Engine) Alignments(ctx context.Context, p *pair.Pair, runs []*pair.CoRun, limit int) ([]pair.Alignment, int, string) {
+func (Engine) Alignments(ctx context.Context, p *pair.Pair, runs []*pair.CoRun, limit int) pair.Search {
 	test := p.HeldOutCoRuns(ctx, testRuns)
 	if test == nil {
-		return nil, 0, "timeout"
+		return pair.Search{Reason: "timeout"}
 	}
 	ps := &search{p: p}
 	aligns, ds := ps.dataAlignments(ctx, runs, test, limit)
 	if pair.Debug {
 		fmt.Fprintf(os.Stderr, "eqc: alignment predicates: %d assignments tried, %d alignments: %q %s\n", ds.tried, len(aligns), ds.chosen, ds.reason)
 	}
-	return aligns, ds.tried, ds.reason
+	return pair.Search{Alignments: aligns, PredicatesTried: ds.tried, Reason: ds.reason}
 }

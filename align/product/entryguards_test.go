@@ -59,7 +59,7 @@ func buildProduct(t *testing.T, cc, fn, src string) (*pair.Pair, *product.Produc
 		t.Fatal(err)
 	}
 	runs := p.CoExecuteAll(context.Background())
-	aligns, _, _ := correlate.Engine{}.Alignments(context.Background(), p, runs, 1)
+	aligns := correlate.Engine{}.Alignments(context.Background(), p, runs, 1).Alignments
 	if len(aligns) == 0 {
 		t.Fatal("no alignment of the co-executions")
 	}

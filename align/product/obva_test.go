@@ -31,7 +31,7 @@ func TestOBVAFlipWords(t *testing.T) {
 		}
 		p.OBVA = obva
 		runs := p.CoExecuteAll(context.Background())
-		aligns, _, _ := correlate.Engine{}.Alignments(context.Background(), p, runs, 1)
+		aligns := correlate.Engine{}.Alignments(context.Background(), p, runs, 1).Alignments
 		if len(aligns) == 0 {
 			t.Fatal("no alignment of the co-executions")
 		}

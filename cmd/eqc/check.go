@@ -45,6 +45,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	srcFunc := fs.String("src-func", "", "the source function, compared with --dst-func")
 	dstFunc := fs.String("dst-func", "", "the target function, compared with --src-func")
 	engine := fs.String("engine", "auto", "static, data or auto")
+	correlator := fs.String("correlator", align.DefaultCorrelator, "the static engine's correlator: bt (backtracking over co-executions) or ceg (best-first, counterexample-guided)")
 	ubModel := fs.String("ub", "all", "undefined-behaviour model: all, none, a list of sio,tbsa,obva,shift,div,null,align, or all,-MODEL... (all but those)")
 	timeout := durationFlag(fs, "timeout", 300*time.Second,
 		"per function: the search gives up after this long, and the function's worker is killed at this plus\n"+
@@ -75,6 +76,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	usage := func(format string, a ...any) int { return usageError(stderr, "check", format, a...) }
 	if err := align.ValidateEngine(*engine); err != nil {
 		return usage("%v", err)
+	}
+	if err := align.ValidateCorrelator(*correlator); err != nil {
+		return usage("--correlator: %v", err)
 	}
 	if _, err := ub.Parse(*ubModel); err != nil {
 		return usage("--ub: %v", err)
@@ -108,7 +112,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if os.Getenv(checkWorkerEnv) == "" && (!checkObject(stderr, "check", pos[0]) || pos[1] != pos[0] && !checkObject(stderr, "check", pos[1])) {
 		return exitBadInput
 	}
-	o := checkOptions{srcPath: pos[0], dstPath: pos[1], contexts: contexts, engine: *engine, ub: *ubModel,
+	o := checkOptions{srcPath: pos[0], dstPath: pos[1], contexts: contexts, engine: *engine, correlator: *correlator, ub: *ubModel,
 		timeout: *timeout, memory: *memory, memBytes: memBytes, proofDir: *proofDir, solvers: *solvers}
 	switch {
 	case *srcFunc != "":
@@ -152,7 +156,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			hits0 = cache.Stats().Hits
 		}
 		res, err := align.Check(context.Background(), align.Request{
-			SrcPath: o.srcPath, SrcFunc: pr.src, DstPath: o.dstPath, DstFunc: pr.dst, UB: o.ub, Engine: o.engine, Timeout: o.timeout, Context: o.contexts,
+			SrcPath: o.srcPath, SrcFunc: pr.src, DstPath: o.dstPath, DstFunc: pr.dst, UB: o.ub, Engine: o.engine, Correlator: o.correlator, Timeout: o.timeout, Context: o.contexts,
 			Phase: phaseWriter(os.Getenv(checkPhaseEnv))}, s)
 		if cache != nil {
 			res.CacheHits = int(cache.Stats().Hits - hits0)
@@ -174,7 +178,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 // checkUsage is the argument synopsis of eqc check.
-const checkUsage = "[--json] [--cc NAME] [--src-opt O0] [--dst-opt O2] [--func NAME]... [--src-func NAME --dst-func NAME] [--engine static|data|auto] [--ub LIST] [--timeout DURATION] [--memory SIZE] [--proof DIR] [--context FILE]... SRC DST | FILE.c"
+const checkUsage = "[--json] [--cc NAME] [--src-opt O0] [--dst-opt O2] [--func NAME]... [--src-func NAME --dst-func NAME] [--engine static|data|auto] [--correlator bt|ceg] [--ub LIST] [--timeout DURATION] [--memory SIZE] [--proof DIR] [--context FILE]... SRC DST | FILE.c"
 
 // checkCSourcesHelp says, in eqc check --help, how C sources are checked.
 const checkCSourcesHelp = `SRC and DST are relocatable x86-64 objects (gcc or clang, -g; eqc cflags prints the flags that keep
@@ -215,6 +219,7 @@ type checkOptions struct {
 	pairs            []checkPair
 	contexts         []string
 	engine, ub       string
+	correlator       string
 	timeout          time.Duration
 	memory           string // --memory as given
 	memBytes         int64
@@ -395,7 +400,7 @@ func superviseChecks(o *checkOptions, rep *checkReport, stderr io.Writer) int {
 	for i, pr := range o.pairs {
 		stop := phases.show(stderr, pr.src, i+1, len(o.pairs))
 		argv := []string{exe, "check", "--json", "--src-func", pr.src, "--dst-func", pr.dst, "--engine", o.engine,
-			"--ub", o.ub, "--timeout", o.timeout.String(), "--solver", o.solvers}
+			"--correlator", o.correlator, "--ub", o.ub, "--timeout", o.timeout.String(), "--solver", o.solvers}
 		if o.proofDir != "" {
 			argv = append(argv, "--proof", o.proofDir)
 		}

@@ -184,7 +184,7 @@ func TestCheckExitCodes(t *testing.T) {
 	if code, _, errOut := eqc("check", "--ub", "all,-nosuch", o0, o3); code != exitUsage || !strings.Contains(errOut, "sio, tbsa, obva") {
 		t.Errorf("--ub all,-nosuch: exit %d, err %q; want 64 naming the models", code, errOut)
 	}
-	for _, args := range [][]string{{"--engine", "magic", o0, o3}, {"--proof", "/dev/null/proofs", o0, o3}, {"--ub", "bogus", o0, o3}, {o0}} {
+	for _, args := range [][]string{{"--engine", "magic", o0, o3}, {"--correlator", "dfs", o0, o3}, {"--proof", "/dev/null/proofs", o0, o3}, {"--ub", "bogus", o0, o3}, {o0}} {
 		if code, _, _ := eqc(append([]string{"check"}, args...)...); code != exitUsage {
 			t.Errorf("check %v: exit %d, want 64", args, code)
 		}

@@ -53,6 +53,15 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if *suiteArg == "" {
 		return usage("--suite is required")
 	}
+	if err := align.ValidateCorrelator(*f.correlator); err != nil {
+		return usage("--correlator: %v", err)
+	}
+	// Rows name the correlator only when it is not the backtracking one,
+	// which every row before it was named used.
+	correlator := *f.correlator
+	if correlator == align.CorrelatorBacktracking {
+		correlator = ""
+	}
 	if err := align.ValidateEngine(*engine); err != nil {
 		return usage("%v", err)
 	}
@@ -151,7 +160,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		}
 		sum, err := pipeline.Run(ctx, pipeline.Config{
 			Suite: suite, Compilers: compilers, SrcCompiler: *f.srcCC, SrcOpt: src, DstOpts: dsts, UBModels: ubModels,
-			Engine: *engine, Timeout: *timeout, Jobs: *jobs, Out: outDir, MemBytes: memBytes, Sample: *sample, Shard: shard,
+			Engine: *engine, Correlator: correlator, Timeout: *timeout, Jobs: *jobs, Out: outDir, MemBytes: memBytes, Sample: *sample, Shard: shard,
 			Worker: []string{exe, "check"}, Verifier: []string{exe, "proof", "verify"}, Env: []string{checkWorkerEnv + "=1"},
 			Version: version, Log: stderr, Progress: isTerminal(stderr),
 		})
@@ -194,6 +203,7 @@ const sweepUsage = "--suite NAME|DIR [--cc LIST] [--opt LIST] [--src-opt O0] [--
 // them on to each array task's sweep.
 type sweepFlags struct {
 	suite, cc, opt, srcOpt, engine, out, mem, shard *string
+	correlator                                      *string
 	variant, srcCC, specCFlags                      *string
 	ub                                              *specList
 	timeout                                         *time.Duration
@@ -210,6 +220,7 @@ func defineSweepFlags(fs *flag.FlagSet) *sweepFlags {
 	f.srcCC = fs.String("src-cc", "", "compiler of the source side of every pair (default: each --cc compiler's own); another one makes cross-compiler pairs, e.g. --src-cc gcc-12 --cc clang-16")
 	fs.Var(f.ub, "ub", "UB model spec to sweep, as eqc check takes it (all, none, sio,obva, all,-sio); repeat for one row per spec and function (default all)")
 	f.engine = fs.String("engine", "auto", "static, data or auto")
+	f.correlator = fs.String("correlator", align.DefaultCorrelator, "the static engine's correlator: bt (backtracking over co-executions) or ceg (best-first, counterexample-guided)")
 	f.timeout = durationFlag(fs, "timeout", 300*time.Second, "per-check timeout")
 	f.jobs = fs.Int("jobs", 0, "checks at once (0: one per CPU)")
 	f.out = fs.String("out", "", "results directory (default: results/<suite>)")

@@ -301,7 +301,7 @@ func TestSweepBadInputs(t *testing.T) {
 	}
 	suite := writeSuite(t, map[string]string{"good.c": loopFreeC, "bad.c": "int h(int x) { return x +; }\n"})
 	for _, args := range [][]string{
-		{"--engine", "magic"}, {"--ub", "sio,bogus"}, {"--opt", "O7"}, {"--timeout", "0s"}, {"extra"}, {"--variant", "param"},
+		{"--engine", "magic"}, {"--correlator", "dfs"}, {"--ub", "sio,bogus"}, {"--opt", "O7"}, {"--timeout", "0s"}, {"extra"}, {"--variant", "param"},
 	} {
 		if code, _, _ := eqc(append([]string{"sweep", "--suite", suite}, args...)...); code != exitUsage {
 			t.Errorf("sweep %v: exit %d, want %d", args, code, exitUsage)

@@ -12,7 +12,7 @@ import (
 
 // CompileC writes src to name.c and compiles it with compiler cc at each
 // level through package bench (the suite's flags); objects by level.
-func CompileC(t *testing.T, cc, name, src string, levels ...string) map[string]string {
+func CompileC(t testing.TB, cc, name, src string, levels ...string) map[string]string {
 	t.Helper()
 	ctx := context.Background()
 	comp, err := bench.LookupCompiler(ctx, cc)

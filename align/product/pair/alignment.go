@@ -116,6 +116,21 @@ type Alignment struct {
 	Pairs [][]VisitPair // per co-execution
 }
 
+// Search is what an engine's search for alignments gives: up to the limit
+// asked for, best first, and its counts; when it found none, Reason says
+// why (an unknown verdict's reason).
+type Search struct {
+	Alignments []Alignment
+	// PredicatesTried counts the data-driven engine's predicate
+	// assignments aligned.
+	PredicatesTried int
+	// Expanded and Pruned count the best-first correlator's partial
+	// alignments expanded and candidates the runs ruled out before any
+	// solver query.
+	Expanded, Pruned int
+	Reason           string
+}
+
 // Compatible reports whether a source anchor may pair with a target anchor:
 // exits with exits, abnormal ends with abnormal ends, the rest with the rest.
 func Compatible(src, dst ir.Node) bool {
@@ -143,9 +158,31 @@ type MissingStep struct {
 
 // Walk follows co-execution cr under specs. It returns the aligned pairs;
 // or the first product edge without a spec and the source path sets that
-// fit it; or ok = false when the runs contradict specs (with heap, also
-// when the memories disagree at one of a spec's first uses in the run).
+// fit it, with the pairs before it (the best-first correlator ranks a
+// partial alignment by them); or ok = false when the runs contradict specs
+// (with heap, also when the memories disagree at one of a spec's first
+// uses in the run).
 func (p *Pair) Walk(cr *CoRun, specs map[EdgeKey]SrcSpec, heap bool) (pairs []VisitPair, missing *MissingStep, ok bool) {
+	return p.walk(cr, specs, heap, true)
+}
+
+// WalkPrefix is Walk without looking for the source path sets that fit
+// a missing step (missing.Specs is nil; FitMissing finds them): the
+// best-first correlator ranks a partial alignment by every run's aligned
+// visits, and branches at one run's missing step only.
+func (p *Pair) WalkPrefix(cr *CoRun, specs map[EdgeKey]SrcSpec, heap bool) (pairs []VisitPair, missing *MissingStep, ok bool) {
+	return p.walk(cr, specs, heap, false)
+}
+
+// FitMissing fills in the source path sets that fit m, a missing step
+// WalkPrefix met walking cr; false when none does (Walk would have
+// reported the run contradicting the alignment, or cut short).
+func (p *Pair) FitMissing(cr *CoRun, m *MissingStep) bool {
+	m.Specs = p.fittingSpecs(cr, m.S, m.D)
+	return len(m.Specs) > 0
+}
+
+func (p *Pair) walk(cr *CoRun, specs map[EdgeKey]SrcSpec, heap, fit bool) (pairs []VisitPair, missing *MissingStep, ok bool) {
 	S, D := cr.Src.Visits, cr.Dst.Visits
 	sg, dg := p.Src.TFG, p.Dst.TFG
 	si := 0
@@ -154,6 +191,9 @@ func (p *Pair) Walk(cr *CoRun, specs map[EdgeKey]SrcSpec, heap bool) (pairs []Vi
 	for j := 0; j+1 < len(D); j++ {
 		from := NodeKey{S[si].Node, D[j].Node}
 		ek, spec, have := stepSpec(specs, from, D[j+1].Node, D[j+1].Path)
+		if !have && !fit {
+			return pairs, &MissingStep{Key: ek, S: si, D: j + 1}, true
+		}
 		if !have {
 			fit := p.fittingSpecs(cr, si, j+1)
 			if len(fit) == 0 {
@@ -162,7 +202,7 @@ func (p *Pair) Walk(cr *CoRun, specs map[EdgeKey]SrcSpec, heap bool) (pairs []Vi
 				}
 				return nil, nil, false
 			}
-			return nil, &MissingStep{Key: ek, S: si, D: j + 1, Specs: fit}, true
+			return pairs, &MissingStep{Key: ek, S: si, D: j + 1, Specs: fit}, true
 		}
 		// Follow the spec along the source run.
 		next, arrivals := -1, 0

@@ -91,6 +91,9 @@ type Outcome struct {
 	// loop engines tried: predicate assignments aligned, correlations
 	// built into a product.
 	PredicatesTried, CorrelationsTried int
+	// CandidatesExpanded and CandidatesPruned are the best-first
+	// correlator's counts (pair.Search).
+	CandidatesExpanded, CandidatesPruned int
 	// Counterexamples counts the solver's models the loop engine learned
 	// from: each rebuilt an edge without a guess it refuted, or gave an
 	// input for a co-execution or a native run (cexruns.go).
