@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -120,9 +121,9 @@ var errInterrupted = errors.New("pipeline: interrupted")
 func runWorker(ctx context.Context, cfg *Config, c Check) (outcome, error) {
 	args := []string{"--json", "--func", c.Function, "--ub", checkUB(c.Key.UBModel),
 		"--engine", c.Key.Engine, "--timeout", cfg.Timeout.String()}
-	if c.Key.Correlator != "" {
-		args = append(args, "--correlator", c.Key.Correlator)
-	}
+	// A key's empty correlator is the backtracking one, which rows named
+	// by leaving it empty before the correlator was a choice.
+	args = append(args, "--correlator", cmp.Or(c.Key.Correlator, "bt"))
 	if len(cfg.Verifier) > 0 {
 		args = append(args, "--proof", proofDir(cfg, c))
 	}

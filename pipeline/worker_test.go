@@ -71,7 +71,7 @@ func TestRunWorkerArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(argsFile)
-	want := "--json --func f --ub sio,tbsa --engine auto --timeout 5s a.o b.o"
+	want := "--json --func f --ub sio,tbsa --engine auto --timeout 5s --correlator bt a.o b.o"
 	if strings.TrimSpace(string(got)) != want {
 		t.Errorf("worker arguments %q, want %q", got, want)
 	}
@@ -189,13 +189,13 @@ func TestRunProcessKillsSession(t *testing.T) {
 
 // TestWorkerCorrelator: a check's correlator reaches the worker as
 // --correlator and its row names it, with the best-first search's counts;
-// the backtracking correlator ("") passes no flag.
+// the empty one is the backtracking correlator, named to the worker.
 func TestWorkerCorrelator(t *testing.T) {
 	for _, correlator := range []string{"", "ceg"} {
 		c := testCheck()
 		c.Key.Engine, c.Key.Correlator = "static", correlator
 		// The fake worker echoes whether it was given the flag.
-		body := `case "$*" in *"--correlator ceg"*) x=7;; *--correlator*) x=99;; *) x=0;; esac
+		body := `case "$*" in *"--correlator ceg"*) x=7;; *"--correlator bt"*) x=0;; *) x=99;; esac
 echo "{\"function\":\"f\",\"verdict\":\"unknown\",\"reason\":\"timeout\",\"engine\":\"static\",\"wall_s\":1,\"candidates_expanded\":$x,\"candidates_pruned\":2}"`
 		cfg := &Config{Worker: fakeWorker(t, body), Timeout: 5 * time.Second}
 		out, err := runWorker(context.Background(), cfg, c)

@@ -22,12 +22,14 @@ import (
 // co-executions and, after a failed round, the runs from the solver's
 // models (engines.go); walking them under a new product edge is
 // propagating them across it. Promise (Figure 6): over every product
-// node the walks reach, the live target values, then the live source
-// values, that no affine relation on the node's states ties to the other
-// side; fewer is better. Ties go to the deeper alignment (it is nearer a
-// proof), then to the candidate order rankCandidates gives, whose trip
-// ratios say more about the unroll factor than Counter's "lowest first"
-// (clang's sum1d pairs 40 source iterations with one pass).
+// node the walks reach, the live target values that no affine relation on
+// the node's states ties to the source's; fewer is better. Ties go to the
+// deeper alignment (it is nearer a proof; Counter sums over nodes, and
+// the -O0 frame's values that nothing relates made every deeper
+// alignment look worse), then to fewer such source values, then to the
+// candidate order rankCandidates gives, whose trip ratios say more about
+// the unroll factor than Counter's "lowest first" (clang's sum1d pairs 40
+// source iterations with one pass).
 //
 // A wrong correlation leaves some values related to nothing: two lanes
 // of a vector accumulator that sum to the source's total only with the
@@ -38,7 +40,6 @@ import (
 // Bounds of the best-first search.
 const (
 	maxExpansions   = 48 // partial alignments expanded per search
-	maxCegChildren  = 8  // candidates per expansion
 	maxRankSamples  = 48 // aligned states per node the ranking reads
 	rankWidth       = 32 // relations are sought modulo 2^rankWidth
 	maxCegDepth     = 24 // product edges of an alignment
@@ -139,11 +140,7 @@ func bestFirst(ctx context.Context, p *pair.Pair, runs []*pair.CoRun, limit int)
 		if pair.Debug {
 			fmt.Fprintf(os.Stderr, "eqc: ceg: expand depth %d rank %+v %s\n", best.depth, best.rank, pair.SpecsKey(best.specs))
 		}
-		cands := rankCandidates(runs[best.run], best.missing, best.specs)
-		if len(cands) > maxCegChildren {
-			cands = cands[:maxCegChildren]
-		}
-		for _, c := range cands {
+		for _, c := range rankCandidates(runs[best.run], best.missing, best.specs) {
 			next := make(map[pair.EdgeKey]pair.SrcSpec, len(best.specs)+1)
 			for k, v := range best.specs {
 				next[k] = v
