@@ -109,13 +109,15 @@ func bestFirst(ctx context.Context, p *pair.Pair, runs []*pair.CoRun, limit int)
 				return nil
 			}
 			if missing != nil && pt.missing == nil {
-				if !p.FitMissing(cr, missing) {
-					if cr.Src.Ended {
+				if fits, cutShort := p.FitMissing(cr, missing); !fits {
+					if !cutShort {
 						return nil // nothing the source does fits the step
 					}
-					missing = nil // the source run was cut short: stop there
+					missing = nil // the source run was cut short: the run stops there
 				}
-				pt.missing, pt.run = missing, k
+				if missing != nil {
+					pt.missing, pt.run = missing, k
+				}
 			}
 			pt.pairs = append(pt.pairs, pairs)
 		}
