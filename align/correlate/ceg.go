@@ -109,15 +109,13 @@ func bestFirst(ctx context.Context, p *pair.Pair, runs []*pair.CoRun, limit int)
 				return nil
 			}
 			if missing != nil && pt.missing == nil {
-				if fits, cutShort := p.FitMissing(cr, missing); !fits {
-					if !cutShort {
+				if !p.FitMissing(cr, missing) {
+					if cr.Src.Ended {
 						return nil // nothing the source does fits the step
 					}
-					missing = nil // the source run was cut short: the run stops there
+					missing = nil // the source run was cut short: stop there
 				}
-				if missing != nil {
-					pt.missing, pt.run = missing, k
-				}
+				pt.missing, pt.run = missing, k
 			}
 			pt.pairs = append(pt.pairs, pairs)
 		}

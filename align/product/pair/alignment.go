@@ -175,20 +175,11 @@ func (p *Pair) WalkPrefix(cr *CoRun, specs map[EdgeKey]SrcSpec, heap bool) (pair
 }
 
 // FitMissing fills in the source path sets that fit m, a missing step
-// WalkPrefix met walking cr. When none does, it says as Walk would
-// whether the run merely stops there (cutShort: the source run was cut
-// short within MaxLook arrivals of the step) or contradicts the alignment.
-func (p *Pair) FitMissing(cr *CoRun, m *MissingStep) (fits, cutShort bool) {
+// WalkPrefix met walking cr; false when none does (Walk would have
+// reported the run contradicting the alignment, or cut short).
+func (p *Pair) FitMissing(cr *CoRun, m *MissingStep) bool {
 	m.Specs = p.fittingSpecs(cr, m.S, m.D)
-	return len(m.Specs) > 0, cr.cutShortNear(m.S)
-}
-
-// cutShortNear reports whether the source run was cut short (by the step
-// cap) within MaxLook arrivals after its visit si: a step without a
-// fitting source path set there may only lack the arrivals the run never
-// made.
-func (cr *CoRun) cutShortNear(si int) bool {
-	return !cr.Src.Ended && si+MaxLook >= len(cr.Src.Visits)
+	return len(m.Specs) > 0
 }
 
 func (p *Pair) walk(cr *CoRun, specs map[EdgeKey]SrcSpec, heap, fit bool) (pairs []VisitPair, missing *MissingStep, ok bool) {
@@ -206,7 +197,7 @@ func (p *Pair) walk(cr *CoRun, specs map[EdgeKey]SrcSpec, heap, fit bool) (pairs
 		if !have {
 			fit := p.fittingSpecs(cr, si, j+1)
 			if len(fit) == 0 {
-				if cr.cutShortNear(si) {
+				if !cr.Src.Ended && si+MaxLook >= len(S) {
 					return pairs, nil, true // the source run was cut short: stop here
 				}
 				return nil, nil, false
