@@ -103,7 +103,10 @@ func TestStringLoops(t *testing.T) {
 			objs := aligntest.CompileC(t, cc, "strloops", string(base), "O0", "O3")
 			s := aligntest.NewSolver(t)
 			for _, fn := range proved {
-				req := Request{SrcPath: objs["O0"], SrcFunc: fn, DstPath: objs["O3"], DstFunc: fn, UB: "all", Timeout: 2 * time.Minute}
+				// The static engine alone: in the race, which engine's
+				// failed products give the counterexample runs varies,
+				// and clang's atoi_dec came out unknown in one CI run.
+				req := Request{SrcPath: objs["O0"], SrcFunc: fn, DstPath: objs["O3"], DstFunc: fn, UB: "all", Engine: EngineStatic, Timeout: 2 * time.Minute}
 				res, err := Check(context.Background(), req, s)
 				if err != nil {
 					t.Fatal(err)
