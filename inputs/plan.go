@@ -8,8 +8,9 @@ import (
 // The differential test's plan: a fixed list of inputs, the most telling
 // first (the first difference ends a test), chosen to catch the usual ways
 // code goes wrong (a changed constant, bound or operator): random bytes,
-// small element values that sit next to comparison constants, uniform
-// patterns, and arguments 0, 1, small, array-sized and negative.
+// small element values that sit next to comparison constants, small codes
+// a switch dispatches on, uniform patterns, and arguments 0, 1, small,
+// array-sized and negative.
 
 // FillKind is what an input fills a memory region with.
 type FillKind int
@@ -22,6 +23,11 @@ const (
 	FillOne                    // every element 1 (1.0)
 	FillOnes                   // every byte 0xff (floats: -1.0)
 	FillRamp                   // element i is i mod 7 - 3 (neighbours differ)
+	// FillCodes: integers 0..15 at random (floats 0.0..7.5 in steps of
+	// 0.5), the values a switch on an opcode byte or an enum dispatches
+	// on; FillSmall and FillRamp never reach its cases 4 and up, and
+	// random bytes hit any one case once in 256.
+	FillCodes
 )
 
 // ArgKind is what an input gives an integer or float parameter.
@@ -53,6 +59,7 @@ var Plan = []PlanStep{
 	{FillZero, ArgZero},
 	{FillOnes, ArgOne},
 	{FillRamp, ArgCount},
+	{FillCodes, ArgCount},
 }
 
 // PlanRand is input k's source of random values: the plan is
@@ -100,6 +107,12 @@ func Fill(rng *rand.Rand, size int, e Elem, kind FillKind) []byte {
 				v = FloatBits(float64(i%7-3), es)
 			} else {
 				v = uint64(int64(i%7 - 3))
+			}
+		case FillCodes:
+			if float {
+				v = FloatBits(float64(rng.Intn(16))/2, es)
+			} else {
+				v = uint64(rng.Intn(16))
 			}
 		}
 		var buf [8]byte

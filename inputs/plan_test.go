@@ -11,7 +11,7 @@ import (
 func TestFill(t *testing.T) {
 	elems := []Elem{{Size: 4}, {Size: 1, Char: true}, {Size: 8, Float: true}, {Size: 4, Float: true}, {Size: 8, Pointer: true}, {Size: 12}}
 	for _, e := range elems {
-		for kind := FillRandom; kind <= FillRamp; kind++ {
+		for kind := FillRandom; kind <= FillCodes; kind++ {
 			data := Fill(PlanRand(int(kind)), 96, e, kind)
 			if len(data) != 96 {
 				t.Fatalf("%+v kind %d: %d bytes", e, kind, len(data))
@@ -50,6 +50,8 @@ func TestFill(t *testing.T) {
 					bad = x != -1
 				case FillRamp:
 					bad = x != float64(i%7-3)
+				case FillCodes:
+					bad = x < 0 || x > 15 || e.Float && x > 7.5 || x*2 != math.Trunc(x*2)
 				}
 				if bad {
 					t.Fatalf("%+v kind %d: element %d is %v", e, kind, i, x)
