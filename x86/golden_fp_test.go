@@ -115,23 +115,6 @@ func toInt(v float64, w uint32, trunc bool) uint64 {
 	return uint64(int64(v)) & mask(w)
 }
 
-func lanesOf(x [2]uint64, w uint32) []fpLane {
-	var out []fpLane
-	for i := uint32(0); i < 128; i += w {
-		out = append(out, fpLane{w, x[i/64] >> (i % 64) & mask(w)})
-	}
-	return out
-}
-
-func packLanes(ls []fpLane, w uint32) [2]uint64 {
-	var x [2]uint64
-	for i, l := range ls {
-		pos := uint32(i) * w
-		x[pos/64] |= (l.bits & mask(w)) << (pos % 64)
-	}
-	return x
-}
-
 func fpEval(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 	name, ok := strings.CutPrefix(f.Name, FPFuncPrefix)
 	if !ok {
@@ -150,7 +133,6 @@ func fpEval(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 	bvArg := func(i int) uint64 { return args[i].BV().Uint64() }
 	lane := func(i int) fpLane { return fpLane{w, bvArg(i)} }
 	res := func(l fpLane) (ir.Value, bool) { return ir.BVValue(ir.NewBV(l.w, l.bits)), true }
-	res128 := func(x [2]uint64) (ir.Value, bool) { return ir.BVValue(bv128(x)), true }
 	binop := map[string]func(x, y float64) float64{
 		"add": func(x, y float64) float64 { return x + y },
 		"sub": func(x, y float64) float64 { return x - y },
@@ -200,21 +182,6 @@ func fpEval(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 			if l, ok := lane2(op, lane(0), lane(1)); ok {
 				return res(l)
 			}
-		case "ps", "pd":
-			if op == "sqrt" {
-				ls := lanesOf(split128(args[0].BV()), w)
-				for i := range ls {
-					ls[i] = sqrt(ls[i])
-				}
-				return res128(packLanes(ls, w))
-			}
-			if _, known := lane2(op, fpLane{w, 0}, fpLane{w, 0}); known {
-				xs, ys := lanesOf(split128(args[0].BV()), w), lanesOf(split128(args[1].BV()), w)
-				for i := range xs {
-					xs[i], _ = lane2(op, xs[i], ys[i])
-				}
-				return res128(packLanes(xs, w))
-			}
 		}
 	}
 	switch name {
@@ -253,33 +220,6 @@ func fpEval(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 			return res(fpLane{32, (q>>63)<<31 | 0x7f800000 | (q>>29)&0x7fffff})
 		}
 		return res(fromF(32, a.f()))
-	case "cvtdq2ps":
-		x := split128(args[0].BV())
-		var out []fpLane
-		for _, l := range lanesOf(x, 32) {
-			out = append(out, fpLane{32, uint64(math.Float32bits(float32(int32(l.bits))))})
-		}
-		return res128(packLanes(out, 32))
-	case "cvtdq2pd":
-		v := bvArg(0)
-		return res128([2]uint64{math.Float64bits(float64(int32(v))), math.Float64bits(float64(int32(v >> 32)))})
-	case "cvtps2pd":
-		v := bvArg(0)
-		lo, hi := fpLane{32, v & 0xffffffff}, fpLane{32, v >> 32}
-		return res128([2]uint64{math.Float64bits(lo.f()), math.Float64bits(hi.f())})
-	case "cvtpd2ps":
-		ls := lanesOf(split128(args[0].BV()), 64)
-		return res128([2]uint64{uint64(math.Float32bits(float32(ls[0].f()))) | uint64(math.Float32bits(float32(ls[1].f())))<<32, 0})
-	case "cvttpd2dq", "cvtpd2dq":
-		ls := lanesOf(split128(args[0].BV()), 64)
-		t := name == "cvttpd2dq"
-		return res128([2]uint64{toInt(ls[0].f(), 32, t) | toInt(ls[1].f(), 32, t)<<32, 0})
-	case "cvttps2dq", "cvtps2dq":
-		ls := lanesOf(split128(args[0].BV()), 32)
-		for i := range ls {
-			ls[i] = fpLane{32, toInt(ls[i].f(), 32, name == "cvttps2dq")}
-		}
-		return res128(packLanes(ls, 32))
 	}
 	return ir.Value{}, false
 }
