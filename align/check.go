@@ -376,6 +376,11 @@ func minimizeWatched(ctx context.Context, cf *tracer.Confirmer, p *pair.Pair, mo
 func reportDifference(ctx context.Context, req Request, models ub.Set, p *pair.Pair, in tracer.Input, c *tracer.Confirmation, res *Result) {
 	res.Input, res.Observed = shownInput(in, c), c.Differences
 	res.Counterexample = explain(p, in, c)
+	if nanPayloadOnly(p, in, c) {
+		res.Verdict = Unknown
+		res.Reason = "nan-payload: the runs differ only in which NaN a floating-point result holds (two NaN operands of an addition or multiplication the compiler swapped); C leaves NaN payloads unspecified"
+		return
+	}
 	// A monitored run of the source already found no UB of these models
 	// on in (the differential test's): the replay checks the difference.
 	if why := replay(ctx, req, models&^c.UBChecked, in); why != "" {

@@ -263,11 +263,8 @@ func explain(p *pair.Pair, in tracer.Input, c *tracer.Confirmation) *Counterexam
 			if ptr == 0 {
 				v.Value = "NULL"
 			}
-			for _, m := range in.Mem {
-				if m.Symbol == "" && ptr >= m.Addr && ptr < m.Addr+uint64(len(m.Data)) {
-					buffers = append(buffers, block{name: pm.Name, elem: elemScalar(pm.Type), index: true, origin: int(ptr - m.Addr), addr: m.Addr, data: m.Data})
-					break
-				}
+			if b, ok := paramBuffer(in, pm, ptr); ok {
+				buffers = append(buffers, b)
 			}
 		case inputs.Float:
 			var bits uint64
@@ -391,6 +388,17 @@ func returnDiff(sig *x86.FuncDebug, c *tracer.Confirmation) (Difference, bool) {
 		return Difference{}, false
 	}
 	return Difference{What: "return", Type: s.name, Src: s.format(c.Src.Return), Dst: s.format(c.Dst.Return)}, true
+}
+
+// paramBuffer is the heap buffer of in that pointer parameter pm, with
+// value ptr, points into, typed by its pointee.
+func paramBuffer(in tracer.Input, pm inputs.Param, ptr uint64) (block, bool) {
+	for _, m := range in.Mem {
+		if m.Symbol == "" && ptr >= m.Addr && ptr < m.Addr+uint64(len(m.Data)) {
+			return block{name: pm.Name, elem: elemScalar(pm.Type), index: true, origin: int(ptr - m.Addr), addr: m.Addr, data: m.Data}, true
+		}
+	}
+	return block{}, false
 }
 
 // globalBlock is a global's bytes, typed by DWARF (4-byte ints when no
