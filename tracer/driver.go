@@ -38,13 +38,21 @@ const callLogCapacity = (CallLogSize/8 - callLogHeaderWords) / callLogEntryWords
 // DefaultLibc lists the undefined functions the driver takes from static glibc
 // rather than stubbing: memory and string routines that compilers
 // introduce for loops (memset, memcpy) and whose real semantics the
-// comparison needs, and the pure ones the proofs take as pure
-// (x86.PureCallees), whose calls an optimizer may merge or drop. They make
-// no system calls.
+// comparison needs, the pure ones the proofs take as pure
+// (x86.PureCallees), whose calls an optimizer may merge or drop, and the
+// arithmetic ones compilers expand inline (clang -O0 calls abs, -O2
+// computes it; gcc calls sqrt at -O0 and uses sqrtsd above, calling sqrt
+// only for a negative operand, for errno): a stub's made-up result, and
+// its call counted as an event, would show a correct compilation
+// differing. They make no system calls (errno is thread-local memory).
 var DefaultLibc = []string{
 	"memcpy", "memmove", "memset", "memcmp", "bcmp", "memchr",
 	"strlen", "strnlen", "strcmp", "strncmp", "strchr", "strrchr", "strcpy", "strncpy",
 	"strstr", "strspn", "strcspn", "strpbrk",
+	"abs", "labs", "llabs", "imaxabs",
+	"sqrt", "sqrtf", "fabs", "fabsf", "floor", "floorf", "ceil", "ceilf", "trunc", "truncf",
+	"round", "roundf", "rint", "rintf", "nearbyint", "nearbyintf", "lrint", "lrintf", "llrint", "llrintf",
+	"lround", "lroundf", "copysign", "copysignf", "fmin", "fminf", "fmax", "fmaxf",
 }
 
 // StubID is the identifier a stub logs for function name: FNV-1a 64 of the name.

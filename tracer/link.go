@@ -125,7 +125,7 @@ func Link(objPath string, opts LinkOptions) (*Executable, error) {
 	}
 	cmd := exec.Command(opts.CC, "-static", "-no-pie", "-fno-pie", "-O2", "-g0", "-w",
 		"-fno-stack-protector", "-fcf-protection=none", "-o", exe, src, abs,
-		"-Wl,-z,muldefs")
+		"-Wl,-z,muldefs", "-lm")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

@@ -1,0 +1,53 @@
+package align
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"eqc/align/internal/aligntest"
+)
+
+// TestLibraryBuiltins: a call to a C library function one build makes and
+// the other computes inline (abs, labs, sqrt, sqrtf, fabs; testdata/builtins)
+// is never a difference, with gcc-12 and clang-16, -O0 against -O2, and
+// each mutant of them still is one. gcc-12 -O3's vmul, which swaps the
+// operands of a float multiplication, is never not-equivalent: the only
+// difference is the NaN two NaNs give, which C leaves unspecified.
+func TestLibraryBuiltins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs real binaries")
+	}
+	base, err := os.ReadFile("testdata/builtins/builtins.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mutants := readMutants(t, "testdata/builtins/mutants.txt", string(base))
+	for _, cc := range compilers {
+		t.Run(cc, func(t *testing.T) {
+			t.Parallel()
+			objs := aligntest.CompileC(t, cc, "builtins", string(base), "O0", "O2", "O3")
+			s := aligntest.NewSolver(t)
+			checkUB := ubChecker(t, s)
+			for _, fn := range []string{"fa", "fl", "fs", "fsf", "ff"} {
+				res := checkUB(objs["O0"], objs["O2"], fn, "all")
+				t.Logf("%s %s: %s (%s)", cc, fn, res.Verdict, res.Reason)
+				if res.Verdict == NotEquivalent {
+					t.Errorf("%s O2 %s: not-equivalent on a correct compilation: %v", cc, fn, res.Observed)
+				}
+			}
+			if res := checkUB(objs["O0"], objs["O3"], "vmul", "all"); res.Verdict == NotEquivalent || res.Verdict == Equivalent {
+				t.Errorf("%s O3 vmul: %s (%s %v), want unknown", cc, res.Verdict, res.Reason, res.Observed)
+			} else if res.Input != nil && !strings.HasPrefix(res.Reason, "nan-payload:") {
+				t.Errorf("%s O3 vmul: an input shown (%v) with reason %q, want nan-payload", cc, res.Observed, res.Reason)
+			}
+			for i, m := range mutants {
+				mobjs := aligntest.CompileC(t, cc, "builtins_m", m.src, "O2")
+				res := checkUB(objs["O0"], mobjs["O2"], m.fn, "all")
+				if res.Verdict != NotEquivalent || res.Input == nil {
+					t.Errorf("%s mutant %d (%s: %q): %s (%s), want not-equivalent with an input", cc, i+1, m.fn, m.to, res.Verdict, res.Reason)
+				}
+			}
+		})
+	}
+}
