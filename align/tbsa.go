@@ -33,7 +33,7 @@ const tbsaReach = 4096
 func punnedPointers(p *pair.Pair, args []uint64) string {
 	var ptrs []inputs.Param
 	for _, pm := range signature(p).Params {
-		if pm.Kind == inputs.Pointer && pm.Reg < len(args) && scalarPointee(pm.Type) {
+		if pm.Kind == inputs.Pointer && pm.Reg < len(args) && pair.ScalarPointee(pm.Type) {
 			ptrs = append(ptrs, pm)
 		}
 	}
@@ -48,16 +48,6 @@ func punnedPointers(p *pair.Pair, args []uint64) string {
 		}
 	}
 	return ""
-}
-
-// scalarPointee reports whether t points to a scalar that is not a
-// character type.
-func scalarPointee(t x86.Type) bool {
-	switch t.PointeeKind {
-	case x86.KindInt, x86.KindBool, x86.KindEnum, x86.KindFloat, x86.KindPointer:
-		return t.PointeeSize > 1
-	}
-	return false
 }
 
 // tbsaApart reports whether the scalar pointees of t and u are types that

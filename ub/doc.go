@@ -18,6 +18,11 @@
 //     stays inside that global, when its size is known (obva.go). The
 //     product program attaches them to its edges (align/product), the
 //     loop-free engine to its one edge (align/product/pair).
+//   - TBSAHypotheses are the strict-aliasing model's: for each prefix of
+//     each source path, the block's accesses through one pointer parameter
+//     (its entry value or its reload from the frame, plus integer offsets)
+//     at its pointee's size miss the path's accesses through another whose
+//     pointee has a different size, neither a character (tbsa.go).
 //   - SanitizerCheck maps the check kind of a clang -fsanitize-trap ud1 to
 //     the model whose undefined behaviour it catches (sio, shift, div); a
 //     source built with those checks gives the loop-free engine premises

@@ -153,6 +153,7 @@ func Build(p *pair.Pair, a pair.Alignment, runs []*pair.CoRun, l Learning) (*Pro
 	if p.UsesOBVA() {
 		pr.taint = pr.computeFrameTaint()
 	}
+	pr.tbsaParams = p.TBSAParams()
 	if reason := pr.callFrameReason(); reason != "" {
 		return nil, reason
 	}

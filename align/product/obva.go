@@ -86,3 +86,21 @@ func (pr *Product) obvaHypotheses(e *PEdge) []ir.Term {
 	return ub.OBVAHypotheses(ub.OBVAInput{B: pr.p.B, Simp: pr.simp, G: base, Paths: e.src.Path,
 		From: pr.stateSubst(sg, pr.Nodes[e.From].Src), Taint: pr.taint, Rsp0: pr.rsp0, Objects: pr.p.ObjectSizes()})
 }
+
+// tbsaHypotheses are e's hypotheses under the TBSA model
+// (ub.TBSAHypotheses), over e's from-node: the source's accesses through
+// pointer parameters of pointees of different sizes do not overlap on
+// the edge's paths.
+func (pr *Product) tbsaHypotheses(e *PEdge) []ir.Term {
+	if e.Infeasible || e.src == nil || len(pr.tbsaParams) == 0 {
+		return nil
+	}
+	sg := pr.p.Src.TFG
+	base := sg
+	if sg.Base != nil {
+		base = sg.Base
+	}
+	return ub.TBSAHypotheses(ub.TBSAInput{
+		OBVAInput: ub.OBVAInput{B: pr.p.B, Simp: pr.simp, G: base, Paths: e.src.Path, From: pr.stateSubst(sg, pr.Nodes[e.From].Src), Taint: pr.taint, Rsp0: pr.rsp0},
+		Params:    pr.tbsaParams, OBVA: pr.taint != nil})
+}

@@ -48,6 +48,9 @@ type Product struct {
 	// taint, under the OBVA model, tells the source values that may be
 	// derived from the entry rsp (obva.go); nil otherwise.
 	taint *ub.FrameTaint
+	// tbsaParams are the pointer parameters the TBSA model keeps apart
+	// (pair.TBSAParams; none without the model).
+	tbsaParams []ub.TBSAParam
 	// learning is what the caller learns with (learner.go).
 	learning Learning
 	// heights are each side's stack heights (pair.StackHeights), computed
@@ -124,7 +127,8 @@ type PEdge struct {
 	canon, canonCond       []ir.Term // the canonical-address facts among facts and condFacts
 	// obvaHyps are what the UB models say of the source along the edge:
 	// OBVA of its accesses (obva.go), the others of its sanitizer checks
-	// (pair.SanitizerHypotheses). Hypotheses of every obligation, never
+	// (pair.SanitizerHypotheses), TBSA of its accesses through pointer
+	// parameters (tbsaHypotheses). Hypotheses of every obligation, never
 	// obligations themselves.
 	obvaHyps []ir.Term
 	// hyps are obvaHyps as the edge's rewriting leaves them: split,
@@ -586,6 +590,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 			e.obvaHyps = pr.obvaHypotheses(e)
 		}
 		e.obvaHyps = append(e.obvaHyps, p.SanitizerHypotheses(pr.simp, subS, e.src.Path)...)
+		e.obvaHyps = append(e.obvaHyps, pr.tbsaHypotheses(e)...)
 		if cc != nil {
 			e.obvaHyps = cc.RewriteAll(e.obvaHyps)
 		}

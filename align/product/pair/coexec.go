@@ -168,6 +168,7 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 	regs, nparams := p.registerParams()
 	consts := p.boundConstants()
 	arrays := 0 // pointer parameters placed so far
+	separate := p.tbsaSeparate()
 	for i, r := range x86.CalleeArgRegs {
 		a := inputs.CoArg(k, i, regs[i], nparams, consts, env.hash)
 		if x != nil && i < len(x.Args) && integerParam(regs, nparams, i) {
@@ -181,7 +182,7 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 			mem = mem.With(a, s)
 			mem = mem.With(a, x.Pointee(i))
 		case regs[i].Pointer:
-			lo, data := placeArray(env, k, i, arrays, regs[i].Elem)
+			lo, data := placeArray(env, k, i, arrays, regs[i].Elem, !separate[r])
 			mem = mem.With(lo, data)
 			mem = mem.With(lo+arraySlack, x.Pointee(i))
 			a = lo + arraySlack
@@ -216,8 +217,9 @@ const (
 
 // placeArray returns the lowest address and the bytes of the array
 // co-execution k gives pointer parameter i, the nth pointer parameter,
-// whose pointee is e. The pointer is arraySlack past the address.
-func placeArray(env *hashEnv, k, i, nth int, e inputs.Elem) (uint64, []byte) {
+// whose pointee is e. The pointer is arraySlack past the address. With
+// overlap false, the parameter has an array of its own in overlapRun too.
+func placeArray(env *hashEnv, k, i, nth int, e inputs.Elem, overlap bool) (uint64, []byte) {
 	align := uint64(4)
 	if e.Unit() >= 8 {
 		align = 8
@@ -227,7 +229,7 @@ func placeArray(env *hashEnv, k, i, nth int, e inputs.Elem) (uint64, []byte) {
 	// often enough (s in runs 0, 2 and 5 of addn) that the canonical
 	// addresses took a pointer parameter for a constant.
 	lo := uint64(0x6000_0000_0000) + uint64(i)<<32 + (env.hash("array.align", uint64(i))%512)*align
-	if k == overlapRun {
+	if k == overlapRun && overlap {
 		lo = 0x6000_0000_0000 + uint64(5-nth)*arrayOverlap
 	}
 	fill := inputs.FillRandom

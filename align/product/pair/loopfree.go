@@ -261,8 +261,10 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 		pre = b.And(append([]ir.Term{pre}, p.smallArgs()...)...)
 	}
 	var skipFrameStores func()
+	var taint *ub.FrameTaint
 	if p.UsesOBVA() {
-		hyps, misses := p.loopFreeOBVA(srcPaths)
+		hyps, misses, t := p.loopFreeOBVA(srcPaths)
+		taint = t
 		pre = b.And(append([]ir.Term{pre}, hyps...)...)
 		// Every obligation but same-termination assumes the source
 		// returned normally (or ended in a call that does not return, for
@@ -275,6 +277,9 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			}
 		}
 		skipFrameStores()
+	}
+	if hyps := p.loopFreeTBSA(srcPaths, taint); len(hyps) > 0 {
+		pre = b.And(append([]ir.Term{pre}, hyps...)...)
 	}
 	var escaped []*escapedLocal
 	if calls {
@@ -464,8 +469,9 @@ func (p *Pair) loopFreeProved(out *Outcome, assumptions []string) *Outcome {
 // source's paths from entry to exit and to halt, over the entry state, and
 // the addresses they place outside the frame (ub.SkipFrameStores):
 // the frame taint comes from what the source's paths leave in memory
-// (whether some path stores a frame address outside the frame).
-func (p *Pair) loopFreeOBVA(paths []*ir.Edge) ([]ir.Term, ub.Misses) {
+// (whether some path stores a frame address outside the frame), which it
+// returns too.
+func (p *Pair) loopFreeOBVA(paths []*ir.Edge) ([]ir.Term, ub.Misses, *ub.FrameTaint) {
 	b, g := p.B, p.Src.TFG
 	rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
 	var edges []ub.TaintEdge
@@ -478,7 +484,7 @@ func (p *Pair) loopFreeOBVA(paths []*ir.Edge) ([]ir.Term, ub.Misses) {
 	for _, e := range paths {
 		out = append(out, ub.OBVAMisses(ub.OBVAInput{B: b, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: rsp0, Objects: p.ObjectSizes()}, misses)...)
 	}
-	return out, misses
+	return out, misses, taint
 }
 
 type Observable struct {

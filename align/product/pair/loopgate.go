@@ -22,6 +22,7 @@ func (p *Pair) ModelPrecondition() (ir.Term, []string) {
 		assumptions = append(assumptions, lines...)
 	}
 	assumptions = append(assumptions, p.sanitizerAssumptions()...)
+	assumptions = append(assumptions, p.tbsaAssumptions()...)
 	if callees := p.tfgCallees(); len(callees) > 0 {
 		assumptions = append(assumptions, p.callAssumptions(callees)...)
 	}
