@@ -185,18 +185,6 @@ func fpEval(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 		}
 	}
 	switch name {
-	case "ucomiss", "ucomisd", "comiss", "comisd":
-		a, b := lane(0), lane(1)
-		var r uint64
-		switch {
-		case a.isNaN() || b.isNaN():
-			r = 7
-		case a.f() < b.f():
-			r = 1
-		case a.f() == b.f():
-			r = 4
-		}
-		return ir.BVValue(ir.NewBV(3, r)), true
 	case "cvtsi2sd":
 		return res(fromF(64, float64(args[0].BV().Int64())))
 	case "cvtsi2ss":

@@ -266,6 +266,10 @@ func genForms() []genForm {
 		{file: "fp", asm: fpInt, n: 8},
 		{file: "fpnan", asm: []string{"addsd xmm1, xmm2", "addpd xmm1, xmm2", "mulsd xmm1, xmm2", "mulpd xmm1, xmm2", "subsd xmm1, xmm2"}, n: 12, setup: fpNaNSetup(64)},
 		{file: "fpnan", asm: []string{"addss xmm1, xmm2", "addps xmm1, xmm2", "mulss xmm1, xmm2", "mulps xmm1, xmm2", "divps xmm1, xmm2"}, n: 12, setup: fpNaNSetup(32)},
+		{file: "fpcmp", asm: []string{"ucomisd xmm1, xmm2", "comisd xmm1, xmm2"}, n: 24, setup: fpCmpSetup(64)},
+		{file: "fpcmp", asm: []string{"ucomiss xmm1, xmm2", "comiss xmm1, xmm2"}, n: 24, setup: fpCmpSetup(32)},
+		{file: "fpcmp", asm: fpCmpForms("sd", "pd"), n: 6, setup: fpCmpSetup(64)},
+		{file: "fpcmp", asm: fpCmpForms("ss", "ps"), n: 6, setup: fpCmpSetup(32)},
 	}
 }
 
@@ -470,6 +474,47 @@ func fpNaNSetup(lw int) func(r *rand.Rand, gc *goldenCase, inst x86asm.Inst) {
 				x[l*lw/64] |= pool[r.Intn(len(pool))] << (uint(l*lw) % 64)
 			}
 			gc.pre.XMM[i] = x
+		}
+	}
+}
+
+// fpCmpForms are cmp, min and max in the scalar and packed forms of the
+// suffixes, cmp with each of its eight predicates.
+func fpCmpForms(scalar, packed string) []string {
+	var out []string
+	for _, sfx := range []string{scalar, packed} {
+		for k := 0; k < 8; k++ {
+			out = append(out, fmt.Sprintf("cmp%s xmm1, xmm2, %d", sfx, k))
+		}
+		out = append(out, "min"+sfx+" xmm1, xmm2", "max"+sfx+" xmm1, xmm2")
+	}
+	return out
+}
+
+// fpCmpSetup fills the low lanes with values a comparison must order
+// exactly: both zeros, numbers of both signs and magnitudes close to each
+// other, infinities and NaNs (fpOrder computes ucomis and comis from the
+// bits).
+func fpCmpSetup(lw int) func(r *rand.Rand, gc *goldenCase, inst x86asm.Inst) {
+	pool64 := []uint64{0, 1 << 63, 0x3ff0000000000000, 0xbff0000000000000, 0x3ff0000000000001, 0xbff0000000000001,
+		0x0000000000000001, 0x8000000000000001, 0x7ff0000000000000, 0xfff0000000000000, 0x7ff8000000000000, 0x7ff0000000000001, 0xc000000000000000}
+	pool32 := []uint64{0, 1 << 31, 0x3f800000, 0xbf800000, 0x3f800001, 0xbf800001,
+		0x00000001, 0x80000001, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xc0000000}
+	return func(r *rand.Rand, gc *goldenCase, inst x86asm.Inst) {
+		_, xmms, _ := regsOf(inst)
+		pool := pool64
+		if lw == 32 {
+			pool = pool32
+		}
+		for k, i := range xmms {
+			for l := 0; l < 128/lw; l++ {
+				v := pool[r.Intn(len(pool))]
+				if k > 0 && r.Intn(3) == 0 {
+					// equal operands now and then: lt against le
+					v = gc.pre.XMM[xmms[0]][l*lw/64] >> (uint(l*lw) % 64) & mask(uint32(lw))
+				}
+				gc.pre.XMM[i][l*lw/64] |= v << (uint(l*lw) % 64)
+			}
 		}
 	}
 }

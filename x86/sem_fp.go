@@ -27,7 +27,8 @@ import (
 //     operation on the same lane values gives the same bits in either
 //     form, so a vectorized loop and its scalar source apply one function
 //     to one value, which a single 128-bit function could never show.
-//   - ucomis/comis: (lane, lane) → 3 bits: ZF (bit 2), PF (bit 1), CF (bit 0)
+//   - ucomis/comis are no function: their flags are computed exactly
+//     from the bit patterns (fpOrder)
 const FPFuncPrefix = "fp."
 
 var fpSems = map[x86asm.Op]semFunc{
@@ -126,6 +127,9 @@ var commutative = map[string]bool{"fp.addss": true, "fp.addsd": true, "fp.mulss"
 // operands in ascending order, which the solver and the concrete runs
 // see as the same value whichever side computed it.
 func (c *ctx) fpBinary(name string, w uint32, x, y ir.Term) ir.Term {
+	if r, ok := fpOrdered(c.b, name, w, x, y); ok {
+		return r
+	}
 	if !commutative[name] {
 		return c.applyNamed(name, ir.BVSort(w), x, y)
 	}
@@ -134,6 +138,36 @@ func (c *ctx) fpBinary(name string, w uint32, x, y ir.Term) ir.Term {
 	r := c.applyNamed(name, ir.BVSort(w), b.Ite(lt, x, y), b.Ite(lt, y, x))
 	quietBit := b.Const(w, 1<<(fpMantissa(w)-1))
 	return b.Ite(b.And(fpIsNaN(b, x, w), fpIsNaN(b, y, w)), b.BVOr(x, quietBit), r)
+}
+
+// fpOrdered computes the scalar functions that only order their operands,
+// exactly (fpOrder): min and max return the second operand unless the
+// first is below (above) it, so a NaN or two zeros give the second (SDM
+// MINSD); cmp with predicate k gives a lane of ones when it holds: eq,
+// lt, le, unord, neq, nlt, nle, ord. ok is false for other functions.
+func fpOrdered(b *ir.Builder, name string, w uint32, x, y ir.Term) (ir.Term, bool) {
+	op, pred, _ := strings.Cut(strings.TrimPrefix(name, FPFuncPrefix), ".")
+	op = strings.TrimSuffix(strings.TrimSuffix(op, "ss"), "sd")
+	switch op {
+	case "min":
+		_, less, _ := fpOrder(b, x, y, w)
+		return b.Ite(less, x, y), true
+	case "max":
+		_, greater, _ := fpOrder(b, y, x, w)
+		return b.Ite(greater, x, y), true
+	case "cmp":
+		k, err := strconv.Atoi(pred)
+		if err != nil || k < 0 || k > 7 {
+			return ir.NoTerm, false
+		}
+		unordered, less, equal := fpOrder(b, x, y, w)
+		holds := []ir.Term{equal, less, b.Or(less, equal), unordered}[k%4]
+		if k >= 4 {
+			holds = b.Not(holds)
+		}
+		return b.Ite(holds, b.Const(w, 1<<w-1), b.Const(w, 0)), true
+	}
+	return ir.NoTerm, false
 }
 
 // fpMantissa is the width of the mantissa of a w-bit IEEE value.
@@ -188,16 +222,37 @@ func fpToInt(w uint32) semFunc {
 	}
 }
 
+// fpCompare is ucomis and comis, computed exactly from the bit patterns:
+// unordered (a NaN) sets ZF, PF and CF; less CF; equal ZF (+0 equals −0);
+// greater none. A compiler's branch on a comparison (x < 0: call sqrt for
+// errno) then means what the source's does.
 func fpCompare(w uint32) semFunc {
 	return func(c *ctx) {
 		b := c.b
-		r := c.apply(ir.BVSort(3), extract(b, c.xmm(0), w-1, 0), c.readV(1, w))
+		x, y := extract(b, c.xmm(0), w-1, 0), c.readV(1, w)
+		unordered, less, equal := fpOrder(b, x, y, w)
 		f := b.False()
 		c.s.setFlagsExplicit(b, [numFlags]ir.Term{
-			CF: isOne(b, extract(b, r, 0, 0)), PF: isOne(b, extract(b, r, 1, 1)), AF: f,
-			ZF: isOne(b, extract(b, r, 2, 2)), SF: f, OF: f,
+			CF: b.Or(unordered, less), PF: unordered, AF: f,
+			ZF: b.Or(unordered, equal), SF: f, OF: f,
 		}, 0)
 	}
+}
+
+// fpOrder compares the w-bit IEEE values x and y: whether either is a NaN,
+// and, when neither is, whether x < y and whether x = y.
+func fpOrder(b *ir.Builder, x, y ir.Term, w uint32) (unordered, less, equal ir.Term) {
+	unordered = b.Or(fpIsNaN(b, x, w), fpIsNaN(b, y, w))
+	sx, sy := isOne(b, extract(b, x, w-1, w-1)), isOne(b, extract(b, y, w-1, w-1))
+	mx, my := extract(b, x, w-2, 0), extract(b, y, w-2, 0)
+	zero := b.Const(w-1, 0)
+	bothZero := b.And(b.Eq(mx, zero), b.Eq(my, zero))
+	equal = b.And(b.Not(unordered), b.Or(bothZero, b.Eq(x, y)))
+	// Same sign: by magnitude (reversed below zero); else x is the
+	// negative one.
+	bySign := b.Ite(b.Eq(sx, sy), b.Ite(sx, b.Ult(my, mx), b.Ult(mx, my)), sx)
+	less = b.And(b.Not(unordered), b.Not(bothZero), bySign)
+	return unordered, less, equal
 }
 
 // fpPacked applies the scalar form (addps: addss) to each w-bit lane of

@@ -790,7 +790,9 @@ func (l *lifter) rewrite(s *State, in *Instruction) (x86asm.Inst, []symRewrite) 
 // mark on), every load of a rewritten memory operand at a fixed address
 // (symbol plus constant) that lies in a read-only constant pool by the
 // constant: the memory term it reads is irrelevant, since nothing can write
-// there. A register-indexed load reads memory like any other.
+// there; and the alignment its 16-byte access checks by the offset's, when
+// the pool is 16-byte aligned. A register-indexed load reads memory like
+// any other.
 func (l *lifter) foldConstLoads(s *State, eff *Effect, rw []symRewrite, mark int) {
 	b := l.b
 	m := map[ir.Term]ir.Term{}
@@ -808,6 +810,12 @@ func (l *lifter) foldConstLoads(s *State, eff *Effect, rw []symRewrite, mark int
 				continue
 			}
 			m[t] = b.ConstBV(bytesToBV(data))
+			// The load's alignment check (memAccess) too: every link
+			// places the pool at a multiple of its alignment, so the
+			// address's low bits are the offset's.
+			if sec := l.file.section(r.ref.section); sec.align >= 16 {
+				m[b.Extract(r.value, 3, 0)] = b.Const(4, (r.ref.target-sec.addr)&15)
+			}
 		}
 	}
 	if len(m) == 0 {
