@@ -88,6 +88,9 @@ type CallConvention struct {
 	// Pure are the callees taken as pure functions: those of
 	// PureCallees that neither file defines.
 	Pure map[string]bool
+	// Sqrt are the square roots of SqrtCallees that neither file
+	// defines, whose results the model computes (sqrtResult).
+	Sqrt map[string]bool
 
 	// Calls are the rewritten calls' result terms, in the order met.
 	Calls []ConventionCall
@@ -226,10 +229,73 @@ func (c *CallConvention) call(fn CallFunc, args []ir.Term) ir.Term {
 	f.View = true
 	app := b.Apply(f, append(append([]ir.Term(nil), vals...), view)...)
 	c.Calls = append(c.Calls, ConventionCall{Func: cf, Args: vals, View: view})
-	if fn.Result != "mem" {
-		return app
+	if r, ok := c.absResult(fn, vals, app); ok {
+		return r
 	}
-	return c.replay(mem, rsp, app)
+	r := app
+	if fn.Result == "mem" {
+		r = c.replay(mem, rsp, app)
+	}
+	if r, ok := c.sqrtResult(fn, vals, mem, app, r); ok {
+		return r
+	}
+	return r
+}
+
+// absWidths are the C library's absolute values, by the width of their
+// argument and result.
+var absWidths = map[string]uint32{"abs": 32, "labs": 64, "llabs": 64}
+
+// absResult is rax after a call of abs, labs or llabs (taken as const
+// callees): the C result as the function defines it, |x| wrapping at the
+// most negative value (undefined in C, glibc's too); above an int's 32
+// bits, app's bits, the const function's as for any callee. Compilers
+// expand these inline (clang -O0 calls abs, -O2 negates and selects), and
+// only the value the C program sees can be the same.
+func (c *CallConvention) absResult(fn CallFunc, vals []ir.Term, app ir.Term) (ir.Term, bool) {
+	w := absWidths[fn.Callee]
+	if w == 0 || !c.Const[fn.Callee] || fn.Result != "rax" || len(vals) == 0 || c.B.Sort(vals[0]).Width != 64 {
+		return ir.NoTerm, false
+	}
+	b := c.B
+	x := extract(b, vals[0], w-1, 0)
+	r := b.Ite(b.Slt(x, b.Const(w, 0)), b.Neg(x), x)
+	if w < 64 {
+		r = concat(b, extract(b, app, 63, w), r)
+	}
+	return c.Simp.Simplify(r), true
+}
+
+// SqrtCallees are the C library's square roots, by the width of their
+// operand: compilers compute them with sqrtsd/sqrtss and call the library
+// only for a negative operand, for errno (gcc: ucomisd, then the call).
+var SqrtCallees = map[string]uint32{"sqrt": 64, "sqrtf": 32}
+
+// sqrtResult is a result of a call of sqrt or sqrtf (one the files do not
+// define, c.Sqrt): in xmm0, the square root sqrtsd or sqrtss computes, the
+// function the lifter gives those instructions (above the result's bits,
+// app's, as for any callee); in memory, general (the call's effect, for
+// errno) when the operand is below zero and nothing otherwise. That is
+// C's sqrt (7.12.7.5: a domain error only below zero; -0 and NaN are none)
+// as glibc computes it, with sqrtsd.
+func (c *CallConvention) sqrtResult(fn CallFunc, vals []ir.Term, mem, app, general ir.Term) (ir.Term, bool) {
+	w := SqrtCallees[fn.Callee]
+	if w == 0 || !c.Sqrt[fn.Callee] || len(vals) != 1 || c.B.Sort(vals[0]).Width != 64 {
+		return ir.NoTerm, false
+	}
+	b := c.B
+	x := extract(b, vals[0], w-1, 0)
+	switch fn.Result {
+	case "xmm0":
+		name := map[uint32]string{64: "fp.sqrtsd/64>64", 32: "fp.sqrtss/32>32"}[w]
+		f := b.DeclareFunc(name, []ir.Sort{ir.BVSort(w)}, ir.BVSort(w))
+		return c.Simp.Simplify(concat(b, extract(b, app, 127, w), b.Apply(f, x))), true
+	case "mem":
+		magnitude := extract(b, x, w-2, 0)
+		negative := b.And(isOne(b, extract(b, x, w-1, w-1)), b.Not(b.Eq(magnitude, b.Const(w-1, 0))), b.Not(fpIsNaN(b, x, w)))
+		return c.Simp.Simplify(b.Ite(negative, general, mem)), true
+	}
+	return ir.NoTerm, false
 }
 
 // offset is a's constant distance from the entry rsp, if it has one.

@@ -60,6 +60,12 @@ func (p *Pair) callAssumptions(callees []string) []string {
 		if p.constCallees()[name] {
 			out = append(out, fmt.Sprintf("%s is a const function of the C library: its result depends on its arguments alone and it changes no memory", name))
 		}
+		if p.constCallees()[name] && (name == "abs" || name == "labs" || name == "llabs") {
+			out = append(out, fmt.Sprintf("%s returns its argument's absolute value, the most negative value itself (undefined in C)", name))
+		}
+		if p.libraryCallees(sqrtNames)[name] {
+			out = append(out, fmt.Sprintf("%s is the C library's square root: it returns what sqrtsd (sqrtss) computes and writes memory (errno) only for an operand below zero", name))
+		}
 		if p.pureCallees()[name] {
 			out = append(out, fmt.Sprintf("%s is a pure function of the C library: its result depends on its arguments and the memory outside the caller's stack, and it changes no memory", name))
 		}
@@ -148,8 +154,12 @@ func (p *Pair) callConvention(mem0 ir.Term, es []*escapedLocal) *x86.CallConvent
 		return readOnly[base] && outside(a, n)
 	}
 	return &x86.CallConvention{B: p.B, Simp: p.Src.TFG.Simplifier, RSP0: p.SrcVar(x86.StateGPR0 + x86.RSP), Limit: StackLimit,
-		Outside: outside, ReadOnly: inReadOnly, Mem0: mem0, Const: p.constCallees(), Pure: p.pureCallees()}
+		Outside: outside, ReadOnly: inReadOnly, Mem0: mem0, Const: p.constCallees(), Pure: p.pureCallees(),
+		Sqrt: p.libraryCallees(sqrtNames)}
 }
+
+// sqrtNames are the names of x86.SqrtCallees.
+var sqrtNames = map[string]bool{"sqrt": true, "sqrtf": true}
 
 // constCallees are the C library's const functions (x86.ConstCallees)
 // that neither file defines: only the library's are known to be const.
