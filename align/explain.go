@@ -317,16 +317,7 @@ func explain(p *pair.Pair, in tracer.Input, c *tracer.Confirmation) *Counterexam
 	}
 	seen := map[string]bool{}
 	for _, r := range c.Regions {
-		var bs, bd block
-		lo, hi := r.Lo, r.Hi
-		if r.Global != "" {
-			bs, bd = globalBlock(p, r.Global, c.Src.Globals[r.Global]), globalBlock(p, r.Global, c.Dst.Globals[r.Global])
-		} else {
-			var base int
-			bs, base = heapBlock(buffers, c.Src.Heap, lo)
-			bd, _ = heapBlock(buffers, c.Dst.Heap, lo)
-			lo, hi = lo-base, hi-base
-		}
+		bs, bd, lo, hi := regionBlocks(p, buffers, c, r)
 		es := bs.elem.size
 		start := ((bs.origin % es) + es) % es
 		for off := start + floorDiv(lo-start, es)*es; off < hi; off += es {
@@ -347,6 +338,18 @@ func explain(p *pair.Pair, in tracer.Input, c *tracer.Confirmation) *Counterexam
 		}
 	}
 	return cx
+}
+
+// regionBlocks are the typed blocks of both runs that differing range r
+// lies in, and the range's bounds in them.
+func regionBlocks(p *pair.Pair, buffers []block, c *tracer.Confirmation, r tracer.RegionDiff) (bs, bd block, lo, hi int) {
+	lo, hi = r.Lo, r.Hi
+	if r.Global != "" {
+		return globalBlock(p, r.Global, c.Src.Globals[r.Global]), globalBlock(p, r.Global, c.Dst.Globals[r.Global]), lo, hi
+	}
+	bs, base := heapBlock(buffers, c.Src.Heap, lo)
+	bd, _ = heapBlock(buffers, c.Dst.Heap, lo)
+	return bs, bd, lo - base, hi - base
 }
 
 // regionOf reads the region a tracer difference names: "global A[4..8]"

@@ -54,16 +54,7 @@ func nanPayloadOnly(p *pair.Pair, in tracer.Input, c *tracer.Confirmation) bool 
 		}
 	}
 	for _, r := range c.Regions {
-		var bs, bd block
-		lo, hi := r.Lo, r.Hi
-		if r.Global != "" {
-			bs, bd = globalBlock(p, r.Global, c.Src.Globals[r.Global]), globalBlock(p, r.Global, c.Dst.Globals[r.Global])
-		} else {
-			var base int
-			bs, base = heapBlock(buffers, c.Src.Heap, lo)
-			bd, _ = heapBlock(buffers, c.Dst.Heap, lo)
-			lo, hi = lo-base, hi-base
-		}
+		bs, bd, lo, hi := regionBlocks(p, buffers, c, r)
 		es := bs.elem.size
 		if !bs.elem.float || es != 4 && es != 8 {
 			return false

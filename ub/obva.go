@@ -129,16 +129,8 @@ func blockHypothesis(in OBVAInput, from, at *ir.Substituter, prefix, next *ir.Ed
 	b := in.B
 	var miss []ir.Term
 	seen := map[ir.Term]bool{}
-	for _, t := range b.PostOrder(append([]ir.Term{next.Cond, next.Fault}, next.Transfer...)...) {
-		if op := b.Op(t); op != ir.OpSelect && op != ir.OpStore {
-			continue
-		}
-		n, _ := b.Params(t)
-		a := b.Arg(t, 1)
-		if at != nil {
-			a = at.Apply(a)
-		}
-		a = in.Simp.Simplify(from.Apply(a))
+	for _, acc := range blockAccesses(b, in.Simp, from, at, next) {
+		a, n := acc.addr, acc.n
 		if seen[a] || in.Taint.Derived(a) {
 			continue
 		}
@@ -152,16 +144,53 @@ func blockHypothesis(in OBVAInput, from, at *ir.Substituter, prefix, next *ir.Ed
 	if len(miss) == 0 {
 		return ir.NoTerm, false
 	}
-	// The block's accesses happen when the run gets to it and nothing
-	// faults on the way (a fault ends the run, perhaps before the access).
-	reached := b.Not(next.Fault)
-	if prefix != nil {
-		reached = b.And(prefix.Cond, b.Not(prefix.Fault), b.Not(at.Apply(next.Fault)))
-	}
 	// An implication, not a disjunction the simplifier may reorder: the
 	// splitter guards the facts of the accesses' addresses by their
 	// context, and an address matters only where the path reaches it.
-	return in.Simp.Simplify(b.Implies(from.Apply(reached), b.And(miss...))), true
+	return in.Simp.Simplify(b.Implies(from.Apply(reachedBlock(b, at, prefix, next)), b.And(miss...))), true
+}
+
+// access is one memory access of a block: n bytes at addr, a term over
+// the paths' start state.
+type access struct {
+	addr ir.Term
+	n    uint32
+}
+
+// blockAccesses lists the accesses edge next makes (its loads and stores,
+// in its condition, fault and transfer), each once, with addresses over
+// the paths' start state: at takes next's from-state to the prefix's
+// (nil: next is the path's first edge), from the start state to terms.
+func blockAccesses(b *ir.Builder, simp *ir.Simplifier, from, at *ir.Substituter, next *ir.Edge) []access {
+	var out []access
+	seen := map[access]bool{}
+	for _, t := range b.PostOrder(append([]ir.Term{next.Cond, next.Fault}, next.Transfer...)...) {
+		if op := b.Op(t); op != ir.OpSelect && op != ir.OpStore {
+			continue
+		}
+		n, _ := b.Params(t)
+		a := b.Arg(t, 1)
+		if at != nil {
+			a = at.Apply(a)
+		}
+		acc := access{simp.Simplify(from.Apply(a)), n}
+		if !seen[acc] {
+			seen[acc] = true
+			out = append(out, acc)
+		}
+	}
+	return out
+}
+
+// reachedBlock says when a run makes the accesses of edge next after
+// prefix (nil: next is the path's first edge), over the paths' start
+// state: it gets to the block and nothing faults on the way (a fault ends
+// the run, perhaps before the access).
+func reachedBlock(b *ir.Builder, at *ir.Substituter, prefix, next *ir.Edge) ir.Term {
+	if prefix == nil {
+		return b.Not(next.Fault)
+	}
+	return b.And(prefix.Cond, b.Not(prefix.Fault), b.Not(at.Apply(next.Fault)))
 }
 
 // objectOf finds the object an access at address a is made in: the

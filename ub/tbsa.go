@@ -54,20 +54,18 @@ const maxTBSAHypotheses = 256
 type TBSAInput struct {
 	OBVAInput
 	Params []TBSAParam
-	// Frame says whether a store at address a may write the frame slot a
-	// pointer was spilled to: nil, every store not at a constant offset
-	// from the entry rsp may (no OBVA); under OBVA, only those whose
-	// address is derived from rsp (Taint).
+	// OBVA says the OBVA model holds too: a pointer reloaded from its
+	// frame slot passes the stores whose address is not derived from rsp
+	// (Taint); without it only the stores to other slots.
 	OBVA bool
 }
 
 // tbsaAccess is one access through a parameter on a path: its address
-// over the start state, width, parameter and when it happens.
+// over the start state, width and parameter.
 type tbsaAccess struct {
-	addr    ir.Term
-	n       uint32
-	param   int
-	reached ir.Term
+	addr  ir.Term
+	n     uint32
+	param int
 }
 
 // TBSAHypotheses returns in's hypotheses; none when the path set has more
@@ -98,12 +96,8 @@ func TBSAHypotheses(in TBSAInput) []ir.Term {
 			if prefix != nil {
 				at = g.StateSubst(prefix.Transfer)
 			}
-			reached := b.Not(next.Fault)
-			if prefix != nil {
-				reached = b.And(prefix.Cond, b.Not(prefix.Fault), b.Not(at.Apply(next.Fault)))
-			}
-			reached = in.Simp.Simplify(from.Apply(reached))
-			mine := in.blockAccesses(from, at, next, reached)
+			reached := in.Simp.Simplify(from.Apply(reachedBlock(b, at, prefix, next)))
+			mine := in.paramAccesses(from, at, next)
 			key := fmt.Sprint(ids[:k+1])
 			if !done[key] {
 				done[key] = true
@@ -129,29 +123,13 @@ func TBSAHypotheses(in TBSAInput) []ir.Term {
 	return out
 }
 
-// blockAccesses lists the accesses edge next makes through the
+// paramAccesses lists the accesses edge next makes through the
 // parameters at their pointee's width, over the paths' start state.
-func (in TBSAInput) blockAccesses(from, at *ir.Substituter, next *ir.Edge, reached ir.Term) []tbsaAccess {
-	b := in.B
+func (in TBSAInput) paramAccesses(from, at *ir.Substituter, next *ir.Edge) []tbsaAccess {
 	var out []tbsaAccess
-	seen := map[[2]ir.Term]bool{}
-	for _, t := range b.PostOrder(append([]ir.Term{next.Cond, next.Fault}, next.Transfer...)...) {
-		if op := b.Op(t); op != ir.OpSelect && op != ir.OpStore {
-			continue
-		}
-		n, _ := b.Params(t)
-		a := b.Arg(t, 1)
-		if at != nil {
-			a = at.Apply(a)
-		}
-		a = in.Simp.Simplify(from.Apply(a))
-		k := [2]ir.Term{a, b.Const(32, uint64(n))}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		if p, ok := in.through(a); ok && in.Params[p].Size == n {
-			out = append(out, tbsaAccess{addr: a, n: n, param: p, reached: reached})
+	for _, acc := range blockAccesses(in.B, in.Simp, from, at, next) {
+		if p, ok := in.through(acc.addr); ok && in.Params[p].Size == acc.n {
+			out = append(out, tbsaAccess{addr: acc.addr, n: acc.n, param: p})
 		}
 	}
 	return out

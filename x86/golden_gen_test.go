@@ -460,22 +460,9 @@ func fpSetup(lw int) func(r *rand.Rand, gc *goldenCase, inst x86asm.Inst) {
 // and multiplication as commutative except on two NaNs, where the first
 // comes out quieted (sem_fp.go), which these cases hold to the CPU.
 func fpNaNSetup(lw int) func(r *rand.Rand, gc *goldenCase, inst x86asm.Inst) {
-	nan64 := []uint64{0x7ff8000000000000, 0x7ff8000000000123, 0xfff8000000000456, 0x7ff0000000000001, 0xfff4000000000789, 0x3ff0000000000000, 0xc008000000000000, 0x7ff0000000000000}
-	nan32 := []uint64{0x7fc00000, 0x7fc00123, 0xffc00456, 0x7f800001, 0xffa00789, 0x3f800000, 0xc0400000, 0x7f800000}
-	return func(r *rand.Rand, gc *goldenCase, inst x86asm.Inst) {
-		_, xmms, _ := regsOf(inst)
-		pool := nan64
-		if lw == 32 {
-			pool = nan32
-		}
-		for _, i := range xmms {
-			var x [2]uint64
-			for l := 0; l < 128/lw; l++ {
-				x[l*lw/64] |= pool[r.Intn(len(pool))] << (uint(l*lw) % 64)
-			}
-			gc.pre.XMM[i] = x
-		}
-	}
+	return fpPoolSetup(lw, false,
+		[]uint64{0x7ff8000000000000, 0x7ff8000000000123, 0xfff8000000000456, 0x7ff0000000000001, 0xfff4000000000789, 0x3ff0000000000000, 0xc008000000000000, 0x7ff0000000000000},
+		[]uint64{0x7fc00000, 0x7fc00123, 0xffc00456, 0x7f800001, 0xffa00789, 0x3f800000, 0xc0400000, 0x7f800000})
 }
 
 // fpCmpForms are cmp, min and max in the scalar and packed forms of the
@@ -491,15 +478,22 @@ func fpCmpForms(scalar, packed string) []string {
 	return out
 }
 
-// fpCmpSetup fills the low lanes with values a comparison must order
-// exactly: both zeros, numbers of both signs and magnitudes close to each
-// other, infinities and NaNs (fpOrder computes ucomis and comis from the
-// bits).
+// fpCmpSetup fills the lanes with values a comparison must order exactly,
+// equal operands a third of the time (lt against le): both zeros, numbers
+// of both signs and magnitudes close to each other, infinities and NaNs
+// (fpOrder computes ucomis, comis, cmp, min and max from the bits).
 func fpCmpSetup(lw int) func(r *rand.Rand, gc *goldenCase, inst x86asm.Inst) {
-	pool64 := []uint64{0, 1 << 63, 0x3ff0000000000000, 0xbff0000000000000, 0x3ff0000000000001, 0xbff0000000000001,
-		0x0000000000000001, 0x8000000000000001, 0x7ff0000000000000, 0xfff0000000000000, 0x7ff8000000000000, 0x7ff0000000000001, 0xc000000000000000}
-	pool32 := []uint64{0, 1 << 31, 0x3f800000, 0xbf800000, 0x3f800001, 0xbf800001,
-		0x00000001, 0x80000001, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xc0000000}
+	return fpPoolSetup(lw, true,
+		[]uint64{0, 1 << 63, 0x3ff0000000000000, 0xbff0000000000000, 0x3ff0000000000001, 0xbff0000000000001,
+			0x0000000000000001, 0x8000000000000001, 0x7ff0000000000000, 0xfff0000000000000, 0x7ff8000000000000, 0x7ff0000000000001, 0xc000000000000000},
+		[]uint64{0, 1 << 31, 0x3f800000, 0xbf800000, 0x3f800001, 0xbf800001,
+			0x00000001, 0x80000001, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xc0000000})
+}
+
+// fpPoolSetup fills each lw-bit lane of the instruction's xmm operands from
+// the pool of that width; with equal, a lane of a later operand copies the
+// first operand's a third of the time.
+func fpPoolSetup(lw int, equal bool, pool64, pool32 []uint64) func(r *rand.Rand, gc *goldenCase, inst x86asm.Inst) {
 	return func(r *rand.Rand, gc *goldenCase, inst x86asm.Inst) {
 		_, xmms, _ := regsOf(inst)
 		pool := pool64
@@ -507,14 +501,15 @@ func fpCmpSetup(lw int) func(r *rand.Rand, gc *goldenCase, inst x86asm.Inst) {
 			pool = pool32
 		}
 		for k, i := range xmms {
+			var x [2]uint64
 			for l := 0; l < 128/lw; l++ {
 				v := pool[r.Intn(len(pool))]
-				if k > 0 && r.Intn(3) == 0 {
-					// equal operands now and then: lt against le
+				if equal && k > 0 && r.Intn(3) == 0 {
 					v = gc.pre.XMM[xmms[0]][l*lw/64] >> (uint(l*lw) % 64) & mask(uint32(lw))
 				}
-				gc.pre.XMM[i][l*lw/64] |= v << (uint(l*lw) % 64)
+				x[l*lw/64] |= v << (uint(l*lw) % 64)
 			}
+			gc.pre.XMM[i] = x
 		}
 	}
 }
