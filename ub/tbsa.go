@@ -36,10 +36,9 @@ import (
 // TBSAParam is a pointer parameter the model speaks of: the variable
 // holding it at the entry and its pointee's size.
 type TBSAParam struct {
-	Name  string
 	Var   ir.Term
 	Size  uint32 // the pointee's size in bytes, above 1
-	Label string // for the assumption's line: "d (long *)"
+	Label string // for the assumption's line: "d (*long)"
 }
 
 // TBSAApart reports whether the model keeps accesses through pointers to
@@ -102,7 +101,8 @@ func TBSAHypotheses(in TBSAInput) []ir.Term {
 			if !done[key] {
 				done[key] = true
 				for i, x := range mine {
-					for _, y := range append(accs, mine[:i]...) {
+					earlier := append(accs[:len(accs):len(accs)], mine[:i]...) // a copy: accs grows below
+					for _, y := range earlier {
 						if len(out) >= maxTBSAHypotheses {
 							return out
 						}

@@ -31,7 +31,7 @@ func (p *Pair) TBSAParams() []ub.TBSAParam {
 		for _, q := range out {
 			apart = apart || ub.TBSAApart(q.Size, size)
 		}
-		out = append(out, ub.TBSAParam{Name: rp.Name, Var: rp.Var, Size: size, Label: fmt.Sprintf("%s (%s)", rp.Name, rp.Type.Name)})
+		out = append(out, ub.TBSAParam{Var: rp.Var, Size: size, Label: fmt.Sprintf("%s (%s)", rp.Name, rp.Type.Name)})
 	}
 	if !apart {
 		return nil
