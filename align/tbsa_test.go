@@ -87,13 +87,21 @@ func TestTBSAProofs(t *testing.T) {
 					}
 				}
 			}
-			for i, m := range mutants {
-				mobjs := aligntest.CompileC(t, cc, "tbsa_m", m.src, "O2")
-				res := checkUB(objs["O0"], mobjs["O2"], m.fn, "all")
-				if res.Verdict != NotEquivalent || res.Input == nil {
-					t.Errorf("%s mutant %d (%s: %q): %s (%s), want not-equivalent with an input", cc, i+1, m.fn, m.to, res.Verdict, res.Reason)
-				}
-			}
+			mutantsNotEquivalent(t, cc, "tbsa_m", objs["O0"], mutants, checkUB)
 		})
+	}
+}
+
+// mutantsNotEquivalent checks each mutant, compiled by cc at -O2, against
+// the source object src under the default model: not-equivalent, with an
+// input shown.
+func mutantsNotEquivalent(t *testing.T, cc, name, src string, mutants []callMutant, checkUB func(src, dst, fn, models string) Result) {
+	t.Helper()
+	for i, m := range mutants {
+		mobjs := aligntest.CompileC(t, cc, name, m.src, "O2")
+		res := checkUB(src, mobjs["O2"], m.fn, "all")
+		if res.Verdict != NotEquivalent || res.Input == nil {
+			t.Errorf("%s mutant %d (%s: %q): %s (%s), want not-equivalent with an input", cc, i+1, m.fn, m.to, res.Verdict, res.Reason)
+		}
 	}
 }
