@@ -567,6 +567,9 @@ func (p *Pair) Precondition() (ir.Term, []string) {
 		"rsp ≡ 8 (mod 16) at entry",
 		fmt.Sprintf("the stack region [rsp−%#x, rsp+8) does not wrap around", StackLimit),
 	}
+	narrow, lines := p.narrowParamFacts()
+	facts = append(facts, narrow...)
+	assumptions = append(assumptions, lines...)
 	type global struct {
 		addr ir.Term
 		size uint64

@@ -26,3 +26,7 @@ static const unsigned char sq[8] = {0, 1, 4, 9, 16, 25, 36, 49};
 int square(int i) { return sq[i & 7] + 1; }
 struct pair { long a, b; };
 struct pair mkpair(long x, long y) { struct pair p = { x + 1, y * 2 }; return p; }
+/* Narrow parameters: clang -O2 and above add them without extending, as its
+   callers extend them to 32 bits (the precondition's abi lines). */
+unsigned char satadd(unsigned char a, unsigned char b) { unsigned s = a + b; return s > 255 ? 255 : s; }
+int addsh(short a, signed char b) { return a + b; }
