@@ -40,6 +40,14 @@ func bounds(tm *termer, t *table, e eqResult) []Candidate {
 		if umin > 0 {
 			out = append(out, Candidate{Term: b.Ule(c(umin), x), Kind: Bound, Desc: fmt.Sprintf("%s ≥u %s", name, num(umin))})
 		}
+		// Never zero, on its own: a pointer that walks a linked list or a
+		// string takes values no bound keeps, but at the head of a loop
+		// rotated behind its null test (`while (p)` compiled as
+		// `do … while (p)`) it is not null, and the source's test needs
+		// that fact to take the same path.
+		if umin > 1 && w > 1 {
+			out = append(out, Candidate{Term: b.Not(b.Eq(x, c(0))), Kind: Bound, Desc: fmt.Sprintf("%s ≠ 0", name)})
+		}
 		if umax < mask(uint(w)) {
 			out = append(out, Candidate{Term: b.Ule(x, c(umax)), Kind: Bound, Desc: fmt.Sprintf("%s ≤u %s", name, num(umax))})
 		}

@@ -44,6 +44,9 @@ func TestBoundsDirect(t *testing.T) {
 		if umin != 0 {
 			want = append(want, fmt.Sprintf("%s ≥u %s", name, num(umin)))
 		}
+		if umin > 1 && w > 1 {
+			want = append(want, name+" ≠ 0")
+		}
 		if w == 64 && umax != ^uint64(0) || w < 64 && umax != 1<<w-1 {
 			want = append(want, fmt.Sprintf("%s ≤u %s", name, num(umax)))
 		}
