@@ -36,6 +36,12 @@ type Request struct {
 	// the UB monitor (tracer.ConfirmUnder) has found no undefined behaviour
 	// of the model in the source's run on the input.
 	UB string
+	// Witness, when set, is the source built with its signed-overflow,
+	// shift and division checks as traps (bench.TargetUBSan), defining
+	// SrcFunc: a difference's input has sio or shift undefined behaviour
+	// exactly when the witness traps on it (tracer.Confirmer.Witness),
+	// where the UB monitor alone must count every wrapping add as one.
+	Witness string
 	// Engine is the loop engine asked for: "static", "data" or "auto"
 	// ("" is "auto").
 	Engine string
@@ -321,7 +327,7 @@ func confirm(ctx context.Context, req Request, models ub.Set, p *pair.Pair, cex 
 	var c *tracer.Confirmation
 	if err == nil {
 		defer cf.Close()
-		cf.UB = models
+		cf.UB, cf.Witness = models, req.Witness
 		c, err = confirmOn(ctx, cf, &in, 0, nil)
 		cf.UB = 0
 	}
@@ -463,7 +469,13 @@ func replay(ctx context.Context, req Request, models ub.Set, in tracer.Input) st
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 	}
-	c, err := tracer.ConfirmUnder(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc, in, models)
+	cf, err := tracer.NewConfirmer(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
+	var c *tracer.Confirmation
+	if err == nil {
+		defer cf.Close()
+		cf.UB, cf.Witness = models, req.Witness
+		c, err = cf.Confirm(ctx, in)
+	}
 	switch {
 	case err != nil:
 		return err.Error()

@@ -97,6 +97,7 @@ func diffTestOn(ctx context.Context, req Request, models ub.Set, p *pair.Pair, i
 		return out
 	}
 	defer cf.Close()
+	cf.Witness = req.Witness
 	checkCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, diffBudgetFor(ctx))
 	defer cancel()

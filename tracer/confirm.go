@@ -186,8 +186,17 @@ type Confirmer struct {
 	// is repeated under the UB monitor (ubmonitor.go), and an input on which
 	// it may have undefined behaviour under UB is no difference.
 	UB ub.Set
+	// Witness, when set, is an object of the same source built with its
+	// signed-overflow, shift and division checks compiled as traps
+	// (-fsanitize=signed-integer-overflow,shift,integer-divide-by-zero
+	// with traps: eqc cflags --opt O0+ubsan), defining the source
+	// function. Its run decides sio and shift exactly where the monitor
+	// can only guess from the instructions (witness.go).
+	Witness string
 
 	src, dst *confirmSide
+	witness  *confirmSide   // linked on first use
+	link     LinkOptions    // how both sides were linked (the witness is too)
 	sides    []*confirmSide // the distinct ones: one when both are the same file
 	same     bool
 	sig      *x86.FuncDebug
@@ -220,13 +229,13 @@ func NewConfirmer(ctx context.Context, srcObj, srcFunc, dstObj, dstFunc string) 
 			return nil, err
 		}
 	}
-	sizes, protos, noReturn := unionSizes(src.obj, dst.obj), unionProtos(src.obj, dst.obj), unionNoReturn(src.obj, dst.obj)
+	cf.link = LinkOptions{Sizes: unionSizes(src.obj, dst.obj), Protos: unionProtos(src.obj, dst.obj), NoReturn: unionNoReturn(src.obj, dst.obj)}
 	for _, s := range cf.sides {
 		if err := ctx.Err(); err != nil {
 			cf.Close()
 			return nil, err
 		}
-		exe, err := Link(s.objPath, LinkOptions{Sizes: sizes, Protos: protos, NoReturn: noReturn})
+		exe, err := Link(s.objPath, cf.link)
 		if err != nil {
 			cf.Close()
 			return nil, err
@@ -258,6 +267,15 @@ func (cf *Confirmer) Close() {
 	}
 	if cf.same {
 		cf.dst.proc, cf.dst.exe = nil, nil
+	}
+	if w := cf.witness; w != nil {
+		if w.proc != nil {
+			w.proc.Close()
+		}
+		if w.exe != nil {
+			w.exe.Remove()
+		}
+		cf.witness = nil
 	}
 }
 
@@ -308,7 +326,7 @@ func (cf *Confirmer) Confirm(ctx context.Context, in Input) (*Confirmation, erro
 	c.Dst = observe(results[1], cf.sig)
 	compareRuns(c, src, dst, results[0], results[1], cf.sig)
 	if c.Differ && !cf.UB.None() {
-		if err := cf.checkUB(ctx, c, srcVector); err != nil {
+		if err := cf.checkUB(ctx, c, srcVector, results[0], args, in); err != nil {
 			return nil, err
 		}
 	}
@@ -335,14 +353,21 @@ const maxMonitoredSteps = 20000000
 
 // checkUB runs the source again on v under the UB monitor and withdraws
 // c's difference when the run may have undefined behaviour under cf.UB, or
-// when the monitor could not watch the whole run.
-func (cf *Confirmer) checkUB(ctx context.Context, c *Confirmation, v Vector) error {
+// when the monitor could not watch the whole run; with a witness, the
+// witness's run on the input (args, in) decides sio and shift instead
+// (rs is the source's first run, which the witness's must match).
+func (cf *Confirmer) checkUB(ctx context.Context, c *Confirmation, v Vector, rs *Result, args []uint64, in Input) error {
 	src := cf.src
 	var debug *x86.FuncDebug
 	if f, err := src.file.Func(src.fn); err == nil {
 		debug = f.Debug
 	}
-	mon := newUBMonitor(src.proc, src.exe, src.fn, debug, cf.UB)
+	models := cf.UB
+	witnessed := cf.Witness != "" && (models.Has(ub.SIO) || models.Has(ub.Shift))
+	if witnessed {
+		models &^= 1<<ub.SIO | 1<<ub.Shift
+	}
+	mon := newUBMonitor(src.proc, src.exe, src.fn, debug, models)
 	timeout := time.Minute
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = max(min(timeout, time.Until(dl)), 10*time.Millisecond)
@@ -358,6 +383,19 @@ func (cf *Confirmer) checkUB(ctx context.Context, c *Confirmation, v Vector) err
 		why = "the source may have undefined behaviour on this input: " + mon.event.String()
 	case r.Outcome != Returned && r.Outcome != EndedInCall:
 		why = fmt.Sprintf("the source's run could not be checked for undefined behaviour (%s under the monitor)", r)
+	case witnessed:
+		ev, err := cf.witnessUB(ctx, rs, args, in)
+		if err != nil {
+			why = "the source's sanitizer build could not decide: " + err.Error()
+			break
+		}
+		if ev != nil {
+			c.UB = ev
+			why = "the source has undefined behaviour on this input: " + ev.String()
+			break
+		}
+		c.UBChecked = cf.UB
+		return nil
 	default:
 		c.UBChecked = cf.UB
 		return nil

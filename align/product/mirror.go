@@ -14,16 +14,19 @@ import (
 // s3251 keeps a[i] in the top lane of xmm0), so the memory the source reads
 // and the register the target reads agree only through an invariant
 //
-//	lane = M[G + p + off]
+//	lane = M[B + s·p + off]
 //
-// with G a global, p a 64-bit variable of the node and off a constant;
+// with B a global or a pointer argument's entry value (or none, then s
+// is 1), p a 64-bit variable of the node, s a scale of 1, 2, 4 or 8 and
+// off a constant (gcc's is_sorted carries a[i−1] in edx, at
+// a + 4·i − 4 from its index i);
 // a register whose bits above its low byte or 16 bits are zero may mirror
 // one or two bytes (a string loop's current character, loaded with zero
 // extension at the bottom of the target's pass; narrowColumns).
 // The affine learner cannot see it (memory is not a column), so these are
 // found by search: on one state, the value of every lane is looked up
-// among the words at G + p + off for each global G (or none), variable p
-// and offset off near a constant the programs' addresses use; a match
+// among the words at B + s·p + off for each base B (or none), scale s,
+// variable p and offset off near a constant the programs' addresses use; a match
 // becomes a candidate when every state agrees, and Houdini decides.
 
 // maxMirrorSamples bounds the states a mirror candidate is checked on.
@@ -40,14 +43,18 @@ type mirrorColumn struct {
 	value func(sample) uint64
 }
 
-// mirrorAddr is one address shape G + p + off.
+// mirrorAddr is one address shape B + s·p + off.
 type mirrorAddr struct {
-	global ir.Term // NoTerm: none
+	global ir.Term // B: a global or an argument register's entry value; NoTerm: none
 	ptr    comp
+	scale  uint64
 	off    uint64
 }
 
-// mirrorCandidates returns the candidates lane = M[G + p + off] that hold on
+// mirrorScales are the index scales an address mode has.
+var mirrorScales = []uint64{1, 2, 4, 8}
+
+// mirrorCandidates returns the candidates lane = M[B + s·p + off] that hold on
 // every one of n's samples.
 func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 	b := pr.p.B
@@ -91,6 +98,9 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 		return nil
 	}
 	globals := append([]ir.Term{ir.NoTerm}, pr.p.GlobalVars()...)
+	for _, r := range x86.CalleeArgRegs {
+		globals = append(globals, pr.p.SrcVar(x86.StateGPR0+r))
+	}
 	offs := pr.p.AddressOffsets()
 	// The search state: the first sample whose memory was randomized
 	// where it matters is not known in advance, so each column is looked
@@ -115,23 +125,28 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 			}
 			for _, p := range ptrs {
 				pv := pr.compValue(sm, p).BV().Uint64()
-				for _, off := range offs {
-					a := gv + pv + off
-					if pr.inStack(sm, a) {
-						continue
+				for _, scale := range mirrorScales {
+					if scale > 1 && g == ir.NoTerm {
+						break
 					}
-					bs := mem.Read(a, 8)
-					var v uint64
-					for i, x := range bs {
-						v |= uint64(x) << (8 * i)
-					}
-					at := mirrorAddr{g, p, off}
-					for _, w := range []uint32{1, 2, 4, 8} {
-						k := key{v & (1<<(8*w) - 1), w}
-						if w == 8 {
-							k.v = v
+					for _, off := range offs {
+						a := gv + scale*pv + off
+						if pr.inStack(sm, a) {
+							continue
 						}
-						ix[k] = append(ix[k], at)
+						bs := mem.Read(a, 8)
+						var v uint64
+						for i, x := range bs {
+							v |= uint64(x) << (8 * i)
+						}
+						at := mirrorAddr{g, p, scale, off}
+						for _, w := range []uint32{1, 2, 4, 8} {
+							k := key{v & (1<<(8*w) - 1), w}
+							if w == 8 {
+								k.v = v
+							}
+							ix[k] = append(ix[k], at)
+						}
 					}
 				}
 			}
@@ -159,6 +174,9 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 			}
 			// The shape canonical addresses take (pointerBases).
 			base := at.ptr.term
+			if at.scale > 1 {
+				base = b.Mul(b.Const(64, at.scale), base)
+			}
 			if at.global != ir.NoTerm {
 				base = pr.simp.Simplify(b.Add(at.global, base))
 			}
@@ -181,7 +199,7 @@ func (pr *Product) mirrorHolds(col mirrorColumn, at mirrorAddr, samples []sample
 	first := map[*pair.CoRun]uint64{}
 	for _, sm := range samples {
 		pv := pr.compValue(sm, at.ptr).BV().Uint64()
-		a := pv + at.off
+		a := at.scale*pv + at.off
 		if at.global != ir.NoTerm {
 			a += pr.entryValue(sm, at.global)
 		}

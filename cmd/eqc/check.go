@@ -57,6 +57,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	srcOpt := fs.String("src-opt", "O0", "C sources: the optimization setting of SRC (O0..O3, or LEVEL+TARGET such as O0+ubsan)")
 	dstOpt := fs.String("dst-opt", "O2", "C sources: the optimization setting of DST (O0..O3, or LEVEL+TARGET such as O2+fwrapv)")
 	objDir := fs.String("obj-dir", defaultObjDir(), "C sources: where the compiled objects go (cached by compiler, flags and source)")
+	witness := fs.String("witness", "", "SRC built with sanitizer traps (eqc cflags --opt O0+ubsan): decides signed overflow and shifts on a difference's input;\nbuilt by --cc for a C source")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: eqc check %s\n", checkUsage)
 		fmt.Fprint(fs.Output(), checkCSourcesHelp)
@@ -80,7 +81,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err := align.ValidateCorrelator(*correlator); err != nil {
 		return usage("--correlator: %v", err)
 	}
-	if _, err := ub.Parse(*ubModel); err != nil {
+	models, err := ub.Parse(*ubModel)
+	if err != nil {
 		return usage("--ub: %v", err)
 	}
 	memBytes, err := parseBytes(*memory)
@@ -107,12 +109,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if *proofDir != "" && os.Getenv(checkWorkerEnv) == "" {
 			fmt.Fprintf(stderr, "eqc check: %s -%s is %s\n", pos[i], opt, obj)
 		}
+		if i == 0 && *witness == "" && (models.Has(ub.SIO) || models.Has(ub.Shift)) {
+			*witness = compileWitness(*ccName, opt, pos[i], *objDir, stderr)
+		}
 		pos[i] = obj
 	}
 	if os.Getenv(checkWorkerEnv) == "" && (!checkObject(stderr, "check", pos[0]) || pos[1] != pos[0] && !checkObject(stderr, "check", pos[1])) {
 		return exitBadInput
 	}
-	o := checkOptions{srcPath: pos[0], dstPath: pos[1], contexts: contexts, engine: *engine, correlator: *correlator, ub: *ubModel,
+	o := checkOptions{srcPath: pos[0], dstPath: pos[1], witness: *witness, contexts: contexts, engine: *engine, correlator: *correlator, ub: *ubModel,
 		timeout: *timeout, memory: *memory, memBytes: memBytes, proofDir: *proofDir, solvers: *solvers}
 	switch {
 	case *srcFunc != "":
@@ -156,7 +161,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			hits0 = cache.Stats().Hits
 		}
 		res, err := align.Check(context.Background(), align.Request{
-			SrcPath: o.srcPath, SrcFunc: pr.src, DstPath: o.dstPath, DstFunc: pr.dst, UB: o.ub, Engine: o.engine, Correlator: o.correlator, Timeout: o.timeout, Context: o.contexts,
+			SrcPath: o.srcPath, SrcFunc: pr.src, DstPath: o.dstPath, DstFunc: pr.dst, UB: o.ub, Witness: o.witness, Engine: o.engine, Correlator: o.correlator, Timeout: o.timeout, Context: o.contexts,
 			Phase: phaseWriter(os.Getenv(checkPhaseEnv))}, s)
 		if cache != nil {
 			res.CacheHits = int(cache.Stats().Hits - hits0)
@@ -216,6 +221,7 @@ func checkGrace(timeout time.Duration) time.Duration {
 // checkOptions are the parsed arguments of one eqc check.
 type checkOptions struct {
 	srcPath, dstPath string
+	witness          string // the source with sanitizer traps, or ""
 	pairs            []checkPair
 	contexts         []string
 	engine, ub       string
@@ -406,6 +412,9 @@ func superviseChecks(o *checkOptions, rep *checkReport, stderr io.Writer) int {
 		}
 		for _, c := range o.contexts {
 			argv = append(argv, "--context", c)
+		}
+		if o.witness != "" {
+			argv = append(argv, "--witness", o.witness)
 		}
 		argv = append(argv, "--", o.srcPath, o.dstPath)
 		w := pipeline.RunCheckWorker(ctx, lim, argv)

@@ -64,6 +64,24 @@ func compileSide(ctx context.Context, ccName, optText, src, objDir string, stder
 	return obj.Path, nil
 }
 
+// compileWitness builds a C source at the source's level with the
+// sanitizer's checks as traps (bench.TargetUBSan), the witness that
+// decides signed overflow and shifts on a difference's input
+// (align.Request.Witness); "" when optText has a target of its own (an
+// O0+ubsan source traps by itself) or the build fails, with a warning.
+func compileWitness(ccName, optText, src, objDir string, stderr io.Writer) string {
+	opt, err := bench.ParseOpt(optText, bench.BuiltinTargets)
+	if err != nil || opt.Target.Name != "" {
+		return ""
+	}
+	obj, err := compileSide(context.Background(), ccName, opt.Level+"+"+bench.TargetUBSan.Name, src, objDir, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "eqc: warning: %s: no sanitizer build to decide signed overflow on differences (%v)\n", src, err)
+		return ""
+	}
+	return obj
+}
+
 // runCFlags is `eqc cflags [--cc NAME] [--opt O2]`: print the flags eqc
 // compiles with, one line, so that users can build their own objects the
 // same way (add the source and -o FILE).

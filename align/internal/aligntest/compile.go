@@ -26,7 +26,7 @@ func CompileC(t testing.TB, cc, name, src string, levels ...string) map[string]s
 	}
 	objs := map[string]string{}
 	for _, lvl := range levels {
-		opt, err := bench.ParseOpt(lvl, nil)
+		opt, err := bench.ParseOpt(lvl, bench.BuiltinTargets)
 		if err != nil {
 			t.Fatal(err)
 		}
