@@ -254,6 +254,34 @@ func (cfg Config) srcCompiler(cc string) string {
 	return cc
 }
 
+// srcCompilerOf reports name when it builds the source side of some
+// pair, else "".
+func (cfg Config) srcCompilerOf(name string) string {
+	for _, cc := range cfg.Compilers {
+		if cfg.srcCompiler(cc) == name {
+			return name
+		}
+	}
+	return ""
+}
+
+// witnessOpt is the setting of the sources' sanitizer builds, the
+// witnesses that decide signed overflow and shifts on a difference's
+// input (align.Request.Witness): the source's level with
+// bench.TargetUBSan, when the sources have no target of their own and
+// some swept model has sio or shift.
+func (cfg Config) witnessOpt() (bench.Opt, bool) {
+	if cfg.SrcOpt.Target.Name != "" {
+		return bench.Opt{}, false
+	}
+	for _, spec := range cfg.UBModels {
+		if m, err := ub.Parse(checkUB(spec)); err == nil && (m.Has(ub.SIO) || m.Has(ub.Shift)) {
+			return bench.Opt{Level: cfg.SrcOpt.Level, Target: bench.TargetUBSan}, true
+		}
+	}
+	return bench.Opt{}, false
+}
+
 // allCompilers are the compilers that build some object of the sweep.
 func (cfg Config) allCompilers() []string {
 	out := slices.Clone(cfg.Compilers)
@@ -275,19 +303,25 @@ func compile(ctx context.Context, cfg Config, compilers map[string]*bench.Compil
 		}
 	}
 	type job struct {
-		key objKey
-		cc  *bench.Compiler
-		opt bench.Opt
-		v   bench.Variant
-		src string
+		key     objKey
+		cc      *bench.Compiler
+		opt     bench.Opt
+		v       bench.Variant
+		src     string
+		witness bool // a source's sanitizer build: optional
 	}
 	var jobs []job
+	wopt, withWitness := cfg.witnessOpt()
 	for _, src := range cfg.Suite.Sources {
 		for _, v := range cfg.Suite.Variants {
 			for _, name := range cfg.allCompilers() {
 				for _, o := range opts {
 					jobs = append(jobs, job{objKey{src, name, o.String(), v.Name}, compilers[name], o, v,
-						filepath.Join(cfg.Suite.Dir, src)})
+						filepath.Join(cfg.Suite.Dir, src), false})
+				}
+				if withWitness && name == cfg.srcCompilerOf(name) {
+					jobs = append(jobs, job{objKey{src, name, wopt.String(), v.Name}, compilers[name], wopt, v,
+						filepath.Join(cfg.Suite.Dir, src), true})
 				}
 			}
 		}
@@ -299,7 +333,7 @@ func compile(ctx context.Context, cfg Config, compilers map[string]*bench.Compil
 		for _, v := range cfg.Suite.Variants {
 			for _, name := range cfg.allCompilers() {
 				jobs = append(jobs, job{objKey{src, name, cfg.SrcOpt.String(), v.Name}, compilers[name], cfg.SrcOpt, v,
-					filepath.Join(cfg.Suite.Dir, src)})
+					filepath.Join(cfg.Suite.Dir, src), false})
 			}
 		}
 	}
@@ -331,6 +365,9 @@ func compile(ctx context.Context, cfg Config, compilers map[string]*bench.Compil
 			switch {
 			case err == nil:
 				objs[j.key] = obj
+			case j.witness && ctx.Err() == nil:
+				// Checked without a witness: the monitor alone then.
+				fmt.Fprintf(cfg.Log, "eqc sweep: %s has no sanitizer build with %s (%v): its differences are checked for signed overflow without one\n", j.key.source, j.key.compiler, err)
 			case errors.As(err, &ce):
 				msg := fmt.Sprintf("%s does not compile with %s: %s", j.key.source, j.key.compiler, ce.FirstError)
 				if !failed[msg] {
@@ -399,8 +436,14 @@ func plan(cfg Config, objs map[objKey]bench.Object, sum *Summary) []Check {
 								continue
 							}
 							seen[k] = true
-							checks = append(checks, Check{Key: k, Variant: v.Name, SrcFile: so.Path, DstFile: do.Path, Function: f, Context: context,
-								Cost: 1 + int64(so.Sizes[f]+do.Sizes[f])})
+							c := Check{Key: k, Variant: v.Name, SrcFile: so.Path, DstFile: do.Path, Function: f, Context: context,
+								Cost: 1 + int64(so.Sizes[f]+do.Sizes[f])}
+							if wopt, ok := cfg.witnessOpt(); ok {
+								if w, ok := objs[objKey{src, scc, wopt.String(), v.Name}]; ok && slices.Contains(cfg.Suite.CheckedFunctions(w), f) {
+									c.Witness = w.Path
+								}
+							}
+							checks = append(checks, c)
 						}
 					}
 				}

@@ -28,6 +28,8 @@ type Check struct {
 	// Context are objects whose DWARF describes the pair's globals (the
 	// suite's support files), for eqc check --context.
 	Context []string
+	// Witness is the source's sanitizer build (eqc check --witness), or "".
+	Witness string
 	// Cost is the check's expected cost, for dealing checks out to
 	// shards: the two functions' code size in bytes (at least 1).
 	Cost int64
@@ -129,6 +131,9 @@ func runWorker(ctx context.Context, cfg *Config, c Check) (outcome, error) {
 	}
 	for _, f := range c.Context {
 		args = append(args, "--context", f)
+	}
+	if c.Witness != "" {
+		args = append(args, "--witness", c.Witness)
 	}
 	args = append(args, c.SrcFile, c.DstFile)
 	w := RunCheckWorker(ctx, cfg.limits(), append(append([]string{}, cfg.Worker...), args...))

@@ -77,6 +77,24 @@ func TestRunWorkerArguments(t *testing.T) {
 	}
 }
 
+// TestRunWorkerWitness: a check with the source's sanitizer build passes
+// it to the worker.
+func TestRunWorkerWitness(t *testing.T) {
+	dir := t.TempDir()
+	argsFile := filepath.Join(dir, "args")
+	cfg := &Config{Worker: fakeWorker(t, `echo "$@" > `+argsFile+`; echo '{"verdict":"unknown","reason":"loops"}'`),
+		Timeout: 5 * time.Second, Grace: time.Second}
+	c := testCheck()
+	c.Witness = "a.ubsan.o"
+	if _, err := runWorker(context.Background(), cfg, c); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(argsFile)
+	if !strings.Contains(string(got), "--witness a.ubsan.o a.o b.o") {
+		t.Errorf("worker arguments %q, want the witness before the objects", got)
+	}
+}
+
 func TestRunWorkerInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := &Config{Worker: fakeWorker(t, "sleep 30"), Timeout: time.Minute, Grace: time.Second}

@@ -167,6 +167,11 @@ func TestSweepEndToEndAndResume(t *testing.T) {
 		t.Errorf("rows not in key order: %s, %s", rows[0].Function, rows[1].Function)
 	}
 	files := parquetFiles(t, out)
+	// Under all, the sources' sanitizer builds are the witnesses of
+	// signed overflow (pipeline.Config.witnessOpt).
+	if w, _ := filepath.Glob(filepath.Join(out, "objects", "*O0+ubsan*.o")); len(w) != 2 {
+		t.Errorf("sanitizer builds %v, want one per source", w)
+	}
 
 	// Resume: nothing left to run, no new file, rows unchanged.
 	code, stdout, stderr = runEQC(t, args...)
