@@ -266,14 +266,28 @@ func placeString(env *hashEnv, k, i int, n uint64) (uint64, []byte) {
 	addr := 0x3000_0000 + uint64(i)*0x10_0000 + uint64(k)*0x1000 + start
 	s := make([]byte, n+1+16)
 	for j := range s {
-		s[j] = byte(env.hash("str", uint64(i), uint64(j)))
+		h := env.hash("str", uint64(i), uint64(j))
+		s[j] = byte(h)
+		if k%3 == 1 && uint64(j) < n {
+			s[j] = textBytes[h%uint64(len(textBytes))]
+		}
 		if uint64(j) < n && s[j] == 0 {
 			s[j] = 0x5a
 		}
 	}
+	if k == 4 && n > 1 {
+		s[0], s[1] = '-', '7'
+	}
 	s[n] = 0
 	return addr, s
 }
+
+// textBytes are what runs 1, 4 and 7 make their strings of: text, half
+// of it digits, with the separators and signs parsers test for. Random
+// bytes seldom are a digit (4%), so a loop that runs while it sees digits
+// (atoi, a number scanner) would otherwise stop at once in every run; run
+// 4's string starts with a negative number.
+const textBytes = "01234567890123456789012345678901234567890123456789abcxyzABCXYZ \t\n-+.,_/:;"
 
 // boundConstants are the constants the target's branch conditions use
 // that could be loop bounds (16 to 2^24), in increasing order.
