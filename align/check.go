@@ -125,6 +125,9 @@ type Result struct {
 	ProofPath string `json:"proof,omitempty"`
 	// Proof is what an equivalent verdict rests on, for a proof file.
 	Proof *prove.ProofFile `json:"-"`
+	// Witness is the source's sanitizer build an equivalent verdict was
+	// proved through (witnessproof.go), or "".
+	Witness string `json:"witness,omitempty"`
 }
 
 // Input is a concrete input, as shown to the user.
@@ -142,7 +145,11 @@ type Input struct {
 // timeouts, is a Result.
 func Check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	ts := &timedSolver{Solver: s}
+	start := time.Now()
 	res, err := check(ctx, req, ts)
+	if err == nil {
+		throughWitness(ctx, req, ts, start, &res)
+	}
 	res.SMTS = time.Duration(ts.ns.Load()).Seconds()
 	return res, err
 }

@@ -2,11 +2,14 @@ package align
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"eqc/align/internal/aligntest"
+	"eqc/align/product/learning"
+	"eqc/align/verify"
 )
 
 // TestSanitizerWitness: with the source's sanitizer build as the witness
@@ -62,5 +65,61 @@ int gt(int x) { return x + 1 > x; }
 				t.Errorf("%s gt: unknown (%s), want the witness's trap as the reason", cc, res.Reason)
 			}
 		})
+	}
+}
+
+// TestProofThroughWitness: compilations that rest on signed overflow being
+// undefined prove from a plain -O0 source through its sanitizer build
+// (witnessproof.go), with proofs the checker verifies against the plain
+// source, and not without the witness; a mutant never proves. gcc-12 -O2
+// runs sum1's i < n + 1 as i <= n; clang-16 -O2 folds gt's x + 1 > x to 1.
+func TestProofThroughWitness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and proves loops")
+	}
+	base, err := os.ReadFile("testdata/ub/sio_loops.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(base) + "\nint gt(int x) { return x + 1 > x; }\n"
+	mutant := strings.Replace(src, "i < n + 1; i++)\n\t\ts += i;", "i < n + 2; i++)\n\t\ts += i;", 1)
+	witness := aligntest.CompileC(t, "clang-16", "sio_loops", src, "O0+ubsan")["O0+ubsan"]
+	s := aligntest.NewSolver(t)
+	for _, c := range []struct{ cc, fn string }{{"gcc-12", "sum1"}, {"clang-16", "gt"}} {
+		objs := aligntest.CompileC(t, c.cc, "sio_loops", src, "O0", "O2")
+		req := Request{SrcPath: objs["O0"], SrcFunc: c.fn, DstPath: objs["O2"], DstFunc: c.fn, UB: "all", Timeout: 2 * time.Minute}
+		res, err := Check(context.Background(), req, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict == Equivalent {
+			t.Errorf("%s %s without the witness: equivalent, want unknown (the compilation rests on sio)", c.cc, c.fn)
+		}
+		req.Witness = witness
+		res, err = Check(context.Background(), req, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != Equivalent || res.Witness != witness || res.Proof == nil || res.Proof.Bridge == nil {
+			t.Errorf("%s %s through the witness: %s (%s), witness %q, want equivalent with a bridged proof", c.cc, c.fn, res.Verdict, res.Reason, res.Witness)
+			continue
+		}
+		v, err := verify.Verify(context.Background(), verify.Request{Proof: res.Proof, SrcPath: req.SrcPath, DstPath: req.DstPath, Timeout: 2 * time.Minute, PinEqualities: learning.Equalities}, s)
+		if err != nil || !v.Verified {
+			t.Errorf("%s %s: proof not verified: %v %s", c.cc, c.fn, err, v.Reason)
+		}
+		// The bridge is about this source: another file in its place fails.
+		if v, err := verify.Verify(context.Background(), verify.Request{Proof: res.Proof, SrcPath: req.DstPath, DstPath: req.DstPath, Timeout: time.Minute}, s); err == nil && v.Verified {
+			t.Errorf("%s %s: proof verified with the target as the source", c.cc, c.fn)
+		}
+	}
+	mut := aligntest.CompileC(t, "gcc-12", "sio_loops_mutant", mutant, "O2")["O2"]
+	objs := aligntest.CompileC(t, "gcc-12", "sio_loops", src, "O0")
+	res, err := Check(context.Background(), Request{SrcPath: objs["O0"], SrcFunc: "sum1", DstPath: mut, DstFunc: "sum1", UB: "all", Witness: witness, Timeout: time.Minute}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict == Equivalent {
+		t.Errorf("sum1 mutant (i < n + 2) through the witness: equivalent")
 	}
 }

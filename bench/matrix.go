@@ -39,6 +39,12 @@ var (
 // names no check: its sources gain traps but no premises.
 var TargetUBSan = Target{Name: "ubsan", Flags: []string{"-fsanitize=signed-integer-overflow,shift,integer-divide-by-zero", "-fsanitize-undefined-trap-on-error"}}
 
+// WitnessCompiler builds the sources' sanitizer builds that serve as
+// witnesses of C's undefined behaviour (align.Request.Witness), whatever
+// compiler built the pair: clang names the check each trap is for, which
+// the proofs through a witness need (gcc's ud2 names none).
+const WitnessCompiler = "clang-16"
+
 // BuiltinTargets are the targets every suite and eqc sweep --opt and
 // --src-opt know ("O2+fwrapv", "O0+ubsan"); a suite's manifest may add
 // its own.

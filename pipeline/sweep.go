@@ -131,6 +131,12 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		}
 		compilers[name] = cc
 	}
+	if _, ok := cfg.witnessOpt(); ok && compilers[bench.WitnessCompiler] == nil {
+		// Without it the checks simply have no witness.
+		if cc, err := bench.LookupCompiler(ctx, bench.WitnessCompiler); err == nil {
+			compilers[bench.WitnessCompiler] = cc
+		}
+	}
 	if cfg.MemBytes > 0 {
 		if p, err := FindPrlimit(); err == nil {
 			cfg.prlimit = p
@@ -254,17 +260,6 @@ func (cfg Config) srcCompiler(cc string) string {
 	return cc
 }
 
-// srcCompilerOf reports name when it builds the source side of some
-// pair, else "".
-func (cfg Config) srcCompilerOf(name string) string {
-	for _, cc := range cfg.Compilers {
-		if cfg.srcCompiler(cc) == name {
-			return name
-		}
-	}
-	return ""
-}
-
 // witnessOpt is the setting of the sources' sanitizer builds, the
 // witnesses that decide signed overflow and shifts on a difference's
 // input (align.Request.Witness): the source's level with
@@ -319,10 +314,10 @@ func compile(ctx context.Context, cfg Config, compilers map[string]*bench.Compil
 					jobs = append(jobs, job{objKey{src, name, o.String(), v.Name}, compilers[name], o, v,
 						filepath.Join(cfg.Suite.Dir, src), false})
 				}
-				if withWitness && name == cfg.srcCompilerOf(name) {
-					jobs = append(jobs, job{objKey{src, name, wopt.String(), v.Name}, compilers[name], wopt, v,
-						filepath.Join(cfg.Suite.Dir, src), true})
-				}
+			}
+			if wcc := compilers[bench.WitnessCompiler]; withWitness && wcc != nil {
+				jobs = append(jobs, job{objKey{src, bench.WitnessCompiler, wopt.String(), v.Name}, wcc, wopt, v,
+					filepath.Join(cfg.Suite.Dir, src), true})
 			}
 		}
 	}
@@ -340,7 +335,7 @@ func compile(ctx context.Context, cfg Config, compilers map[string]*bench.Compil
 	// A suite that checks static functions builds them with clang's
 	// keepsig plugin, without which clang changes their signatures.
 	extra := map[string][]string{}
-	for _, name := range cfg.allCompilers() {
+	for name := range compilers {
 		extra[name] = cfg.Suite.CFlags
 		if cfg.Suite.StaticFunctions {
 			flags, err := bench.KeepSignaturesFlags(ctx, compilers[name])
@@ -439,7 +434,7 @@ func plan(cfg Config, objs map[objKey]bench.Object, sum *Summary) []Check {
 							c := Check{Key: k, Variant: v.Name, SrcFile: so.Path, DstFile: do.Path, Function: f, Context: context,
 								Cost: 1 + int64(so.Sizes[f]+do.Sizes[f])}
 							if wopt, ok := cfg.witnessOpt(); ok {
-								if w, ok := objs[objKey{src, scc, wopt.String(), v.Name}]; ok && slices.Contains(cfg.Suite.CheckedFunctions(w), f) {
+								if w, ok := objs[objKey{src, bench.WitnessCompiler, wopt.String(), v.Name}]; ok && slices.Contains(cfg.Suite.CheckedFunctions(w), f) {
 									c.Witness = w.Path
 								}
 							}

@@ -71,6 +71,14 @@ type ProofFile struct {
 	// Obligations are the names of the obligations the search discharged
 	// (for the reader; the checker discharges its own).
 	Obligations []string `json:"obligations"`
+	// Bridge, in a proof through the source's sanitizer build (the
+	// witness), is the proof that the source agrees with the witness:
+	// then this proof's Source is the witness, its Target the target, and
+	// the bridge's Source the same witness, its Target the source. Both
+	// assume the witness reaches none of its checks, so together they say
+	// that the source and the target agree on every input free of the
+	// undefined behaviour those checks catch (align/witnessproof.go).
+	Bridge *ProofFile `json:"bridge,omitempty"`
 }
 
 // FileRef names a file by the path it was given as, and its contents.
@@ -324,6 +332,17 @@ func (pf *ProofFile) Validate() error {
 		}
 		if e.SrcPath.Arrivals == 0 && (e.SrcPath.Mu != 0 || e.SrcPath.To != nodes[e.From].Src) {
 			return bad("edge %d: an empty src_path (arrivals 0) stays at the from-node's source anchor, with mu 0", i)
+		}
+	}
+	if b := pf.Bridge; b != nil {
+		if b.Bridge != nil {
+			return bad("bridge: a bridge of its own")
+		}
+		if err := b.Validate(); err != nil {
+			return bad("bridge: %v", err)
+		}
+		if b.Source != pf.Source || b.Target.Function != pf.Source.Function || b.UB != pf.UB {
+			return bad("bridge: its source (%s %s) and model (%s) are not the proof's source and model (%s %s, %s), or its target function %s is another", b.Source.Path, b.Source.Function, b.UB, pf.Source.Path, pf.Source.Function, pf.UB, b.Target.Function)
 		}
 	}
 	return nil

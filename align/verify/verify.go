@@ -90,6 +90,9 @@ func Verify(ctx context.Context, req Request, s prove.Solver) (Verification, err
 	if err := pf.Validate(); err != nil {
 		return Verification{}, err
 	}
+	if pf.Bridge != nil {
+		return verifyThroughWitness(ctx, req, s)
+	}
 	models, err := ub.Parse(pf.UB)
 	if err != nil {
 		return Verification{}, fmt.Errorf("proof file: ub_model: %w", err)

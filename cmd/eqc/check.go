@@ -110,7 +110,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "eqc check: %s -%s is %s\n", pos[i], opt, obj)
 		}
 		if i == 0 && *witness == "" && (models.Has(ub.SIO) || models.Has(ub.Shift)) {
-			*witness = compileWitness(*ccName, opt, pos[i], *objDir, stderr)
+			*witness = compileWitness(opt, pos[i], *objDir, stderr)
 		}
 		pos[i] = obj
 	}

@@ -65,16 +65,17 @@ func compileSide(ctx context.Context, ccName, optText, src, objDir string, stder
 }
 
 // compileWitness builds a C source at the source's level with the
-// sanitizer's checks as traps (bench.TargetUBSan), the witness that
+// sanitizer's checks as traps (bench.TargetUBSan) by
+// bench.WitnessCompiler, the witness that
 // decides signed overflow and shifts on a difference's input
 // (align.Request.Witness); "" when optText has a target of its own (an
 // O0+ubsan source traps by itself) or the build fails, with a warning.
-func compileWitness(ccName, optText, src, objDir string, stderr io.Writer) string {
+func compileWitness(optText, src, objDir string, stderr io.Writer) string {
 	opt, err := bench.ParseOpt(optText, bench.BuiltinTargets)
 	if err != nil || opt.Target.Name != "" {
 		return ""
 	}
-	obj, err := compileSide(context.Background(), ccName, opt.Level+"+"+bench.TargetUBSan.Name, src, objDir, stderr)
+	obj, err := compileSide(context.Background(), bench.WitnessCompiler, opt.Level+"+"+bench.TargetUBSan.Name, src, objDir, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "eqc: warning: %s: no sanitizer build to decide signed overflow on differences (%v)\n", src, err)
 		return ""
