@@ -16,10 +16,10 @@ import (
 //
 //	lane = M[B + s·p + off]
 //
-// with B a global or a pointer argument's entry value (or none, then s
-// is 1), p a 64-bit variable of the node, s a scale of 1, 2, 4 or 8 and
-// off a constant (gcc's is_sorted carries a[i−1] in edx, at
-// a + 4·i − 4 from its index i);
+// with B a global or a pointer argument's entry value (or none), p a
+// 64-bit variable of the node, s a scale of 1, 2, 4 or 8 (above 1 only
+// from a pointer argument) and off a constant (gcc's is_sorted carries
+// a[i−1] in edx, at a + 4·i − 4 from its index i);
 // a register whose bits above its low byte or 16 bits are zero may mirror
 // one or two bytes (a string loop's current character, loaded with zero
 // extension at the bottom of the target's pass; narrowColumns).
@@ -98,8 +98,11 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 		return nil
 	}
 	globals := append([]ir.Term{ir.NoTerm}, pr.p.GlobalVars()...)
+	args := map[ir.Term]bool{}
 	for _, r := range x86.CalleeArgRegs {
-		globals = append(globals, pr.p.SrcVar(x86.StateGPR0+r))
+		a := pr.p.SrcVar(x86.StateGPR0 + r)
+		globals = append(globals, a)
+		args[a] = true
 	}
 	offs := pr.p.AddressOffsets()
 	// The search state: the first sample whose memory was randomized
@@ -126,7 +129,12 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 			for _, p := range ptrs {
 				pv := pr.compValue(sm, p).BV().Uint64()
 				for _, scale := range mirrorScales {
-					if scale > 1 && g == ir.NoTerm {
+					if scale > 1 && !args[g] {
+						// Scaled from a pointer argument only: a
+						// global's arrays have their mirrors at G + p
+						// + off already, and more candidates there
+						// changed which bounds Houdini kept
+						// (sio_loops.c's fill1 lost its proof).
 						break
 					}
 					for _, off := range offs {
