@@ -238,6 +238,11 @@ func diffInputs(p *pair.Pair) []tracer.Input {
 		start := make([]uint64, len(regions)) // where each region's pointer points
 		for i, r := range regions {
 			data := inputs.Fill(rng, r.size, r.elem, plan.Fill)
+			if r.symbol == "" {
+				inputs.Link(data, r.addr, r.elem)
+			} else {
+				inputs.Link(data, 0, r.elem) // its address is the executable's
+			}
 			start[i] = r.addr
 			if r.elem.Char && r.symbol == "" {
 				start[i] += terminate(data, k)

@@ -36,6 +36,11 @@ type Elem struct {
 	Float   bool // float or double elements
 	Pointer bool // the elements are pointers
 	Char    bool // a char type: the pointer is a string, which inputs end with a NUL
+	// Links are the byte offsets of a struct element's pointer members
+	// (a list's next): the differential test chains the elements of a
+	// buffer through them (Link), where random bytes would only make
+	// the source fault.
+	Links []int64
 }
 
 // Param is one parameter as the caller passes it.
@@ -139,6 +144,9 @@ func PointeeOf(t x86.Type) Elem {
 		e.Float = true
 	}
 	e.Char = !e.Pointer && !e.Float && e.Size == 1 && strings.Contains(name, "char")
+	if t.PointeeKind == x86.KindStruct {
+		e.Links = t.PointeeLinks
+	}
 	return e
 }
 

@@ -134,3 +134,38 @@ func TestRegisterParams(t *testing.T) {
 		}
 	}
 }
+
+// TestPointeeLinks reads the pointer members of struct pointees from
+// gcc-12's DWARF: a list node's next, a tree's nested name and children;
+// none for a union or a scalar.
+func TestPointeeLinks(t *testing.T) {
+	dir := t.TempDir()
+	c := filepath.Join(dir, "links.c")
+	obj := filepath.Join(dir, "links.o")
+	src := `struct node { int v; struct node *next; };
+struct tree { long k; struct { char *name; int n; } meta; struct tree *l, *r; };
+union u { int *p; long x; };
+int f(struct node *a, struct tree *b, union u *c, int *d) { return 0; }
+`
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc-12", "-g", "-O0", "-c", "-o", obj, c).CombinedOutput(); err != nil {
+		t.Fatalf("gcc-12: %v\n%s", err, out)
+	}
+	f, err := x86.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, err := f.Func("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range Classify(fn.Debug).Params {
+		got = append(got, fmt.Sprintf("%s:%v", p.Name, p.Elem.Links))
+	}
+	if want := "a:[8] b:[8 24 32] c:[] d:[]"; strings.Join(got, " ") != want {
+		t.Errorf("links %q, want %q", strings.Join(got, " "), want)
+	}
+}

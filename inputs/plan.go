@@ -150,3 +150,27 @@ func Arg(rng *rand.Rand, p Param, kind ArgKind, count int) uint64 {
 	}
 	return uint64(x)
 }
+
+// Link chains the struct elements of data, a buffer at addr, through
+// their pointer members (e.Links): each element's links point to the next
+// element and the last element's are NULL, so a list walk (or a tree
+// walk down one side) visits every element and ends; with addr 0 (a
+// buffer whose address is not known here) every link is NULL.
+func Link(data []byte, addr uint64, e Elem) {
+	if e.Size <= 0 || len(e.Links) == 0 {
+		return
+	}
+	n := len(data) / e.Size
+	for j := 0; j < n; j++ {
+		next := uint64(0)
+		if addr != 0 && j+1 < n {
+			next = addr + uint64((j+1)*e.Size)
+		}
+		for _, off := range e.Links {
+			at := j*e.Size + int(off)
+			if off >= 0 && int(off)+8 <= e.Size {
+				binary.LittleEndian.PutUint64(data[at:at+8], next)
+			}
+		}
+	}
+}

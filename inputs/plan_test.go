@@ -80,3 +80,33 @@ func TestPlanDeterministic(t *testing.T) {
 		t.Errorf("float count argument %v, want 5", math.Float64frombits(v))
 	}
 }
+
+// TestLink: a buffer of four 16-byte list nodes (next at offset 8) at
+// 0x1000 becomes a chain 0x1000 → 0x1010 → 0x1020 → 0x1030 → NULL, the
+// values untouched; at address 0 every link is NULL.
+func TestLink(t *testing.T) {
+	e := Elem{Size: 16, Links: []int64{8}}
+	data := make([]byte, 64)
+	for i := range data {
+		data[i] = 0xab
+	}
+	Link(data, 0x1000, e)
+	for j := 0; j < 4; j++ {
+		want := uint64(0x1000 + 16*(j+1))
+		if j == 3 {
+			want = 0
+		}
+		if got := binary.LittleEndian.Uint64(data[16*j+8:]); got != want {
+			t.Errorf("node %d: next %#x, want %#x", j, got, want)
+		}
+		if v := binary.LittleEndian.Uint64(data[16*j:]); v != 0xabababababababab {
+			t.Errorf("node %d: value changed to %#x", j, v)
+		}
+	}
+	Link(data, 0, e)
+	for j := 0; j < 4; j++ {
+		if got := binary.LittleEndian.Uint64(data[16*j+8:]); got != 0 {
+			t.Errorf("at address 0, node %d: next %#x, want NULL", j, got)
+		}
+	}
+}

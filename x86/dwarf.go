@@ -50,6 +50,10 @@ type Type struct {
 	// element's) kind and signedness.
 	PointeeKind   TypeKind
 	PointeeSigned bool
+	// PointeeLinks are the byte offsets, within a struct pointee (an
+	// array's struct element), of its pointer members, nested structs'
+	// included: a list's next, a tree's children.
+	PointeeLinks []int64
 }
 
 // IsPointer says whether values of the type are addresses.
@@ -514,6 +518,7 @@ func convertType(dt dwarf.Type) Type {
 				t.PointeeSize = p.Size()
 			}
 			t.PointeeKind, t.PointeeSigned = scalarKind(p)
+			t.PointeeLinks = pointerMembers(p, 0, 0)
 		} else {
 			t.Pointee = "void"
 		}
@@ -534,6 +539,7 @@ func convertType(dt dwarf.Type) Type {
 				t.PointeeSize = p.Size()
 			}
 			t.PointeeKind, t.PointeeSigned = scalarKind(p)
+			t.PointeeLinks = pointerMembers(p, 0, 0)
 		}
 	case *dwarf.EnumType:
 		t.Kind = KindEnum
@@ -546,6 +552,29 @@ func convertType(dt dwarf.Type) Type {
 		t.Kind, t.Size = KindFunc, -1
 	}
 	return t
+}
+
+// pointerMembers lists the offsets (from base) of the pointer members of
+// a peeled struct type, looking into nested structs up to a few levels;
+// none for other types and unions (whose members overlap).
+func pointerMembers(dt dwarf.Type, base int64, depth int) []int64 {
+	st, ok := dt.(*dwarf.StructType)
+	if !ok || st.Kind != "struct" || st.Incomplete || depth > 3 {
+		return nil
+	}
+	var out []int64
+	for _, f := range st.Field {
+		if f.BitSize != 0 || f.Type == nil {
+			continue
+		}
+		switch m := peel(f.Type).(type) {
+		case *dwarf.PtrType:
+			out = append(out, base+f.ByteOffset)
+		case *dwarf.StructType:
+			out = append(out, pointerMembers(m, base+f.ByteOffset, depth+1)...)
+		}
+	}
+	return out
 }
 
 // scalarKind is the kind of a peeled type, and whether it is a signed
