@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"eqc/align/product/pair"
+	"eqc/inputs"
 	"eqc/prove"
 	"eqc/tracer"
 	"eqc/ub"
@@ -325,6 +326,22 @@ func confirm(ctx context.Context, req Request, models ub.Set, p *pair.Pair, cex 
 	in := tracer.Input{Globals: cex.Globals()}
 	for i := 0; i < 6; i++ {
 		in.Args = append(in.Args, cex.Arg(i))
+	}
+	// A pointer parameter gets the bytes the solver put where it points,
+	// moved into a buffer of the run's heap (the differential test's):
+	// the solver's address itself (0x80000, a frame slot) is seldom
+	// mapped, and the source's run would fault where the target's
+	// difference shows.
+	regions, params := diffShape(p)
+	for _, pm := range params {
+		if pm.buf < 0 || pm.Kind != inputs.Pointer || pm.Reg >= len(in.Args) {
+			continue
+		}
+		if data := cex.Pointee(pm.Reg); data != nil {
+			addr := regions[pm.buf].addr
+			in.Args[pm.Reg] = addr
+			in.Mem = append(in.Mem, tracer.MemInit{Addr: addr, Data: data})
+		}
 	}
 	if why := punnedPointers(p, in.Args); why != "" && models.Has(ub.TBSA) {
 		res.Reason += "; not confirmed: the input breaks the model: " + why

@@ -131,6 +131,17 @@ func (c *Counterexample) Arg(i int) uint64 {
 	return v.BV().Uint64()
 }
 
+// Pointee returns the bytes the counterexample's memory holds where its
+// i-th integer argument register points (as RunFromModel takes them: the
+// bytes the solver chose, 16 to 64 of them), nil without a memory.
+func (c *Counterexample) Pointee(i int) []byte {
+	memv, ok := c.Model.VarValue(c.pair.B, c.pair.SrcVar(x86.StateMem))
+	if !ok {
+		return nil
+	}
+	return modelPointee(memv.Mem(), c.Arg(i))
+}
+
 // Globals returns, for every global the pair's code names and whose size is
 // known, its initial bytes in the counterexample.
 func (c *Counterexample) Globals() map[string][]byte {

@@ -30,3 +30,8 @@ struct pair mkpair(long x, long y) { struct pair p = { x + 1, y * 2 }; return p;
    callers extend them to 32 bits (the precondition's abi lines). */
 unsigned char satadd(unsigned char a, unsigned char b) { unsigned s = a + b; return s > 255 ? 255 : s; }
 int addsh(short a, signed char b) { return a + b; }
+/* A struct read through a pointer: the solver's counterexample points it
+   at an unmapped address, and confirming it moves the bytes it chose into a
+   buffer of the run (align/check.go, confirm). */
+struct rect { int lox, loy, hix, hiy; };
+int contains(const struct rect *r, int x, int y) { return x >= r->lox && x < r->hix && y >= r->loy && y < r->hiy; }
