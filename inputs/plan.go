@@ -28,6 +28,11 @@ const (
 	// on; FillSmall and FillRamp never reach its cases 4 and up, and
 	// random bytes hit any one case once in 256.
 	FillCodes
+	// FillSorted: ascending integers from -5 in steps of 0 to 3 (floats
+	// from -2.5 in steps of 0 to 1.5), duplicates among them: a sorted
+	// array, which a search or a sortedness test treats unlike any other
+	// fill (each of the others has a descent within a few elements).
+	FillSorted
 )
 
 // ArgKind is what an input gives an integer or float parameter.
@@ -60,6 +65,8 @@ var Plan = []PlanStep{
 	{FillOnes, ArgOne},
 	{FillRamp, ArgCount},
 	{FillCodes, ArgCount},
+	{FillSorted, ArgCount},
+	{FillSorted, ArgSmall},
 }
 
 // PlanRand is input k's source of random values: the plan is
@@ -77,6 +84,7 @@ func Fill(rng *rand.Rand, size int, e Elem, kind FillKind) []byte {
 	}
 	es := e.Unit()
 	float := e.Float && (es == 4 || es == 8)
+	sorted := int64(-5)
 	for i, off := 0, 0; off+es <= len(data); i, off = i+1, off+es {
 		var v uint64
 		switch kind {
@@ -113,6 +121,15 @@ func Fill(rng *rand.Rand, size int, e Elem, kind FillKind) []byte {
 				v = FloatBits(float64(rng.Intn(16))/2, es)
 			} else {
 				v = uint64(rng.Intn(16))
+			}
+		case FillSorted:
+			if float {
+				v = FloatBits(float64(sorted)/2, es)
+			} else {
+				v = uint64(sorted)
+			}
+			if step := int64(rng.Intn(4)); es > 1 || sorted+step <= 127 {
+				sorted += step // (a byte stays at most 127)
 			}
 		}
 		var buf [8]byte

@@ -11,12 +11,13 @@ import (
 func TestFill(t *testing.T) {
 	elems := []Elem{{Size: 4}, {Size: 1, Char: true}, {Size: 8, Float: true}, {Size: 4, Float: true}, {Size: 8, Pointer: true}, {Size: 12}}
 	for _, e := range elems {
-		for kind := FillRandom; kind <= FillCodes; kind++ {
+		for kind := FillRandom; kind <= FillSorted; kind++ {
 			data := Fill(PlanRand(int(kind)), 96, e, kind)
 			if len(data) != 96 {
 				t.Fatalf("%+v kind %d: %d bytes", e, kind, len(data))
 			}
 			u := e.Unit()
+			prev := math.Inf(-1)
 			for i, off := 0, 0; off+u <= len(data); i, off = i+1, off+u {
 				var buf [8]byte
 				copy(buf[:], data[off:off+u])
@@ -52,7 +53,10 @@ func TestFill(t *testing.T) {
 					bad = x != float64(i%7-3)
 				case FillCodes:
 					bad = x < 0 || x > 15 || e.Float && x > 7.5 || x*2 != math.Trunc(x*2)
+				case FillSorted:
+					bad = i > 0 && x < prev || x*2 != math.Trunc(x*2)
 				}
+				prev = x
 				if bad {
 					t.Fatalf("%+v kind %d: element %d is %v", e, kind, i, x)
 				}
