@@ -37,7 +37,7 @@ import (
 // hundred milliseconds and one run of a loop kernel a few, so a handful of
 // inputs is cheap next to a proof search.
 const (
-	diffMaxInputs = 11
+	diffMaxInputs = 12
 	diffBudget    = 3 * time.Second
 	// diffRunLimit bounds one input (both runs): an input that makes the
 	// source loop for long (a huge bound) proves nothing and must not eat

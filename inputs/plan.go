@@ -33,7 +33,17 @@ const (
 	// array, which a search or a sortedness test treats unlike any other
 	// fill (each of the others has a descent within a few elements).
 	FillSorted
+	// FillText: runs of digits with one character of TextBytes in every
+	// four (integers and floats as FillSmall): numbers to parse, words to
+	// scan.
+	FillText
 )
+
+// TextBytes are what text inputs are made of: half digits, with letters,
+// the separators and the signs parsers test for. Random bytes seldom are
+// a digit (4%), so a loop that runs while it sees digits (atoi, a number
+// scanner) would otherwise stop at once.
+const TextBytes = "01234567890123456789012345678901234567890123456789abcxyzABCXYZ \t\n-+.,_/:;"
 
 // ArgKind is what an input gives an integer or float parameter.
 type ArgKind int
@@ -67,6 +77,7 @@ var Plan = []PlanStep{
 	{FillCodes, ArgCount},
 	{FillSorted, ArgCount},
 	{FillSorted, ArgSmall},
+	{FillText, ArgCount},
 }
 
 // PlanRand is input k's source of random values: the plan is
@@ -93,6 +104,18 @@ func Fill(rng *rand.Rand, size int, e Elem, kind FillKind) []byte {
 			if float {
 				v = Finite(v, es)
 			}
+		case FillText:
+			if e.Char {
+				// Short numbers: digits but for every fourth
+				// character, which is any of TextBytes; a string
+				// that starts anywhere but there starts with one.
+				v = uint64('0' + rng.Intn(10))
+				if i%4 == 2 {
+					v = uint64(TextBytes[rng.Intn(len(TextBytes))])
+				}
+				break
+			}
+			fallthrough
 		case FillSmall:
 			if float {
 				v = FloatBits(float64(rng.Intn(13)-6)/2, es)

@@ -255,7 +255,10 @@ const maxStringLen = 200
 // least 16 bytes long, so that a word-at-a-time warm-up ends at every
 // alignment (clang unrolls it: each alignment is its own way to the main
 // loop); later runs may end it sooner. Random bytes, zeros among them,
-// follow the NUL: a word-at-a-time loop reads them.
+// follow the NUL: a word-at-a-time loop reads them. Runs 1, 4 and 7
+// make their strings of text (inputs.TextBytes), and run 4's starts with
+// a negative number, so that a loop that runs on digits makes passes to
+// learn from.
 func placeString(env *hashEnv, k, i int, n uint64) (uint64, []byte) {
 	start := inputs.StringStart(k)
 	n = min(n, maxStringLen)
@@ -269,7 +272,7 @@ func placeString(env *hashEnv, k, i int, n uint64) (uint64, []byte) {
 		h := env.hash("str", uint64(i), uint64(j))
 		s[j] = byte(h)
 		if k%3 == 1 && uint64(j) < n {
-			s[j] = textBytes[h%uint64(len(textBytes))]
+			s[j] = inputs.TextBytes[h%uint64(len(inputs.TextBytes))]
 		}
 		if uint64(j) < n && s[j] == 0 {
 			s[j] = 0x5a
@@ -281,13 +284,6 @@ func placeString(env *hashEnv, k, i int, n uint64) (uint64, []byte) {
 	s[n] = 0
 	return addr, s
 }
-
-// textBytes are what runs 1, 4 and 7 make their strings of: text, half
-// of it digits, with the separators and signs parsers test for. Random
-// bytes seldom are a digit (4%), so a loop that runs while it sees digits
-// (atoi, a number scanner) would otherwise stop at once in every run; run
-// 4's string starts with a negative number.
-const textBytes = "01234567890123456789012345678901234567890123456789abcxyzABCXYZ \t\n-+.,_/:;"
 
 // boundConstants are the constants the target's branch conditions use
 // that could be loop bounds (16 to 2^24), in increasing order.
