@@ -65,6 +65,8 @@ func throughWitness(ctx context.Context, req Request, s prove.Solver, start time
 		return
 	}
 	req.phase("proof through the sanitizer build")
+	// The attempt's time counts in the check's, proved or not.
+	defer func() { res.WallS = time.Since(start).Seconds() }()
 	sub := req
 	sub.Witness, sub.Phase = "", nil
 	sub.SrcPath = req.Witness
@@ -105,7 +107,6 @@ func throughWitness(ctx context.Context, req Request, s prove.Solver, start time
 	} else {
 		res.Proof = nil
 	}
-	res.WallS = time.Since(start).Seconds()
 }
 
 // verdictText is a sub-check's outcome in a reason.
