@@ -46,18 +46,7 @@ func TestClassify(t *testing.T) {
 		decl := strings.Replace(s.decl, " f(", " f"+string(rune('a'+i))+"(", 1)
 		src.WriteString(decl + " { return 0; }\n")
 	}
-	c := filepath.Join(dir, "sig.c")
-	obj := filepath.Join(dir, "sig.o")
-	if err := os.WriteFile(c, []byte(src.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("gcc-12", "-g", "-O0", "-c", "-o", obj, c).CombinedOutput(); err != nil {
-		t.Fatalf("gcc-12: %v\n%s", err, out)
-	}
-	f, err := x86.Open(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := compileGCC(t, dir, "sig", src.String())
 	for i, s := range signatures {
 		fn, err := f.Func("f" + string(rune('a'+i)))
 		if err != nil {
@@ -139,25 +128,12 @@ func TestRegisterParams(t *testing.T) {
 // gcc-12's DWARF: a list node's next, a tree's nested name and children;
 // none for a union or a scalar.
 func TestPointeeLinks(t *testing.T) {
-	dir := t.TempDir()
-	c := filepath.Join(dir, "links.c")
-	obj := filepath.Join(dir, "links.o")
 	src := `struct node { int v; struct node *next; };
 struct tree { long k; struct { char *name; int n; } meta; struct tree *l, *r; };
 union u { int *p; long x; };
 int f(struct node *a, struct tree *b, union u *c, int *d) { return 0; }
 `
-	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("gcc-12", "-g", "-O0", "-c", "-o", obj, c).CombinedOutput(); err != nil {
-		t.Fatalf("gcc-12: %v\n%s", err, out)
-	}
-	f, err := x86.Open(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn, err := f.Func("f")
+	fn, err := compileGCC(t, t.TempDir(), "links", src).Func("f")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,4 +144,23 @@ int f(struct node *a, struct tree *b, union u *c, int *d) { return 0; }
 	if want := "a:[8] b:[8 24 32] c:[] d:[]"; strings.Join(got, " ") != want {
 		t.Errorf("links %q, want %q", strings.Join(got, " "), want)
 	}
+}
+
+// compileGCC compiles C source src with gcc-12 -g -O0 into dir as
+// NAME.o and opens it.
+func compileGCC(t *testing.T, dir, name, src string) *x86.File {
+	t.Helper()
+	c := filepath.Join(dir, name+".c")
+	obj := filepath.Join(dir, name+".o")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc-12", "-g", "-O0", "-c", "-o", obj, c).CombinedOutput(); err != nil {
+		t.Fatalf("gcc-12: %v\n%s", err, out)
+	}
+	f, err := x86.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
