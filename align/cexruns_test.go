@@ -12,14 +12,16 @@ import (
 	"eqc/align/verify"
 )
 
-// digitsC counts decimal digits: one loop pass per digit, so the
-// co-executions' small arguments (below 128) take the -O3 loop, which
-// tests the value before the division (x > 99), around once at most.
+// digitsC counts groups of three decimal digits: one loop pass per group,
+// so the co-executions' arguments (at most 127, or just below a bound
+// constant) never take the -O3 loop's back edge. (Counting single digits,
+// the run of small elements with long counts, inputs.SmallLongRun, took
+// it: arguments from 32 to 127 have three digits.)
 const digitsC = `int digits(unsigned x)
 {
 	int n = 1;
-	while (x >= 10) {
-		x /= 10;
+	while (x >= 1000) {
+		x /= 1000;
 		n++;
 	}
 	return n;
@@ -28,13 +30,11 @@ const digitsC = `int digits(unsigned x)
 
 // TestCounterexampleRuns: gcc-12 -O3's digits is proved only with the
 // co-executions the solver's counterexamples start (pair/cexruns.go: the
-// first products leave the target's back edge out, and a model takes it)
-// and a lower bound Houdini's counterexample weakens (x ≥ 10 where the
-// runs showed x ≥ 11). The proof records those runs, and the checker
-// verifies it; without them the rebuilt product is another one. A
-// mutant (one digit too many from 10000 on) differs on no input of the
-// differential test; it is not-equivalent on an input from the failed
-// products' counterexamples, confirmed by real runs.
+// first products leave the target's back edge out, and a model takes it).
+// The proof records those runs, and the checker verifies it; without them
+// the rebuilt product is another one. A mutant (one group too many from
+// 10^9 on) is not-equivalent on an input found once the products have
+// failed, confirmed by real runs.
 func TestCounterexampleRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and proves a loop")
@@ -63,15 +63,15 @@ func TestCounterexampleRuns(t *testing.T) {
 		t.Errorf("digits: the proof verified without its counterexample runs")
 	}
 
-	// From 10000 on, one digit too many: no seeded run reaches it.
+	// From 10^9 on, one group too many: no seeded run reaches it.
 	mutant := aligntest.CompileC(t, "gcc-12", "digits", `int digits(unsigned x)
 {
 	int n = 1;
-	while (x >= 10) {
-		x /= 10;
+	while (x >= 1000) {
+		x /= 1000;
 		n++;
 	}
-	return n > 4 ? n + 1 : n;
+	return n > 3 ? n + 1 : n;
 }
 `, "O3")
 	req.DstPath = mutant["O3"]
@@ -80,7 +80,7 @@ func TestCounterexampleRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Verdict != NotEquivalent || res.Input == nil {
-		t.Errorf("digits mutant (one digit too many from 10000 on): %s (%s), want not-equivalent on an input from the loop engine's counterexamples", res.Verdict, res.Reason)
+		t.Errorf("digits mutant (one group too many from 10^9 on): %s (%s), want not-equivalent on an input from the loop engine's counterexamples", res.Verdict, res.Reason)
 	}
 }
 
@@ -95,6 +95,13 @@ func TestStringLoops(t *testing.T) {
 // (testdata/listloops), whose optimized loops start behind the null test.
 func TestListLoops(t *testing.T) {
 	provedWithMutants(t, "listloops", "list_len", "list_sum", "list_find")
+}
+
+// TestXorLoops: XOR reductions (testdata/xorloops), whose vectorized
+// accumulators the source's value is the XOR of, lane by lane or half by
+// half (learn/xor.go).
+func TestXorLoops(t *testing.T) {
+	provedWithMutants(t, "xorloops", "xor_all", "xor_mixed")
 }
 
 // provedWithMutants checks testdata/DIR/base.c with both compilers, -O0

@@ -13,6 +13,11 @@ const (
 	// loop not entered, the path to what follows it (an error exit, a
 	// default result), which no other run takes.
 	ZeroRun = 8
+	// SmallLongRun is the run whose arrays hold small elements (zeros,
+	// ties, both signs) and whose counts are as long as run 2's: a count
+	// of zeros or of elements above a threshold varies over the passes of
+	// a vectorized loop only there (random elements are never zero).
+	SmallLongRun = 4
 )
 
 // CoArg is the value co-execution run k gives integer argument register i
@@ -21,8 +26,8 @@ const (
 // branches compare with that could be loop bounds (ascending), and hash
 // is the run's source of pseudo-random values by name.
 //
-// Run 2 (and 6, when the target compares with no bound constant) takes its
-// arguments from 32 to 127, where a vectorized loop over an
+// Runs 2 and SmallLongRun (and 6, when the target compares with no bound
+// constant) take their arguments from 32 to 127, where a vectorized loop over an
 // argument-bounded range makes enough passes to learn from. Runs 1, 3, 5
 // and 7 take the smallest strides and counts, which is where versioned
 // loops keep their fast paths (a unit stride) and epilogues their short
@@ -44,7 +49,7 @@ func CoArg(k, i int, rp RegisterParam, nparams int, bounds []uint64, hash func(n
 		a = 1
 	case k%4 == 3:
 		a = 2 + uint64(k/4+i)%2 // 2 and 3: a scalar tail's short cases
-	case k%4 == 2:
+	case k%4 == 2 || k == SmallLongRun:
 		a = 32 + hash("arg", uint64(i))%96
 	}
 	if k%4 != 0 && rp.Narrow {

@@ -99,6 +99,9 @@ func orders(tm *termer, t *table, e eqResult, opt Options) []Candidate {
 			ci, cj := t.cols[i], t.cols[j]
 			wi, wj := t.width[i], t.width[j]
 			for k, signed := range []bool{false, true} {
+				if outsideNarrow(ci, wi, cj, wj, signed) {
+					continue
+				}
 				le, ge := true, true
 				var slackLE, slackGE uint64 = ^uint64(0), ^uint64(0)
 				for r := 0; r < t.rows && (le || ge); r++ {
@@ -183,6 +186,36 @@ func orders(tm *termer, t *table, e eqResult, opt Options) []Candidate {
 		}
 	}
 	return out
+}
+
+// outsideNarrow reports whether, of two columns of different widths, the
+// wider one's values all lie beyond the range of the narrower width (as
+// numbers of the signedness given): then every order between them holds
+// for want of bits, not by a relation — a 32-bit count below a 64-bit
+// pointer — and says no more than a bound of the wider one alone, which
+// bounds makes. Such pairs only cost the solver: each is a Houdini round
+// to drop when the bound breaks (gcc's vectorized count of zeros had 60 of
+// them, lane by lane against the array's pointer and the stack pointer).
+func outsideNarrow(ci []uint64, wi uint32, cj []uint64, wj uint32, signed bool) bool {
+	if wi == wj {
+		return false
+	}
+	wide, ww, wn := ci, wi, wj
+	if wj > wi {
+		wide, ww, wn = cj, wj, wi
+	}
+	above, below := true, true
+	for _, v := range wide {
+		if signed {
+			s := sext64(v, ww)
+			above = above && s >= int64(1)<<(wn-1)
+			below = below && s < -(int64(1)<<(wn-1))
+		} else {
+			above = above && v > mask(uint(wn))
+			below = false
+		}
+	}
+	return above || below
 }
 
 // WeakenBound moves a bound candidate as bounds makes it (c ≤ x or

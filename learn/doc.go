@@ -8,8 +8,12 @@
 //   - congruences v ≡ c and v1 − v2 ≡ c modulo a power of two up to 2^12 or
 //     a small odd number, from gcds of differences (congruence.go), and
 //     affine relations that only hold modulo 2^k (from the kernel);
+//   - XOR relations v = v_1 ⊕ … ⊕ v_k ⊕ c among variables of one width and
+//     the 32-bit halves of 64-bit ones, the null space over GF(2) of the
+//     rows' bits (xor.go): a vectorized XOR reduction's lanes;
 //   - constant bounds ±v ≤ c, signed and unsigned, and pairwise orders
-//     v1 ≤ v2, v1 < v2 under a budget (bounds.go);
+//     v1 ≤ v2, v1 < v2 under a budget, none between a narrow and a wide
+//     variable that only the widths order (bounds.go);
 //   - equality of two memories outside a minimal set of byte regions, each
 //     relative to a base such as a stack pointer (memory.go).
 //

@@ -57,9 +57,11 @@ const (
 	Order
 	// Memory: two memories equal outside a set of regions.
 	Memory
+	// Xor: v = v_1 ⊕ … ⊕ v_k ⊕ c among variables of one width (xor.go).
+	Xor
 )
 
-var kindNames = [...]string{Equality: "equality", Congruence: "congruence", Bound: "bound", Order: "order", Memory: "memory"}
+var kindNames = [...]string{Equality: "equality", Congruence: "congruence", Bound: "bound", Order: "order", Memory: "memory", Xor: "xor"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
@@ -258,6 +260,9 @@ func Learn(b *ir.Builder, s *Schema, states []State, opt Options) ([]Candidate, 
 				add(tm.linear(n))
 			}
 		}
+	}
+	if opt.Kinds.Has(Xor) {
+		add(xorRelations(tm, t, eq)...)
 	}
 	if opt.Kinds.Has(Bound) {
 		add(bounds(tm, t, eq)...)

@@ -41,6 +41,10 @@ import (
 // Trace, when set, is told about every Houdini query (for debugging).
 var Trace func(what string, from, to, candidates int, st smtlib.Status, d time.Duration)
 
+// TraceDrop, when set, is told about every candidate a model drops at a
+// site (for debugging: which candidates cost the queries).
+var TraceDrop func(b *ir.Builder, site int, cand ir.Term)
+
 // DumpQuery, when set, is given every Houdini query (for debugging; the
 // loop engine gives it its obligations too).
 var DumpQuery func(what string, q Query)
@@ -245,6 +249,9 @@ func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term
 							}
 						}
 						r.Kept[e.To][idx[k]] = false
+						if TraceDrop != nil {
+							TraceDrop(b, e.To, *c)
+						}
 					}
 					if dropped {
 						changed = true

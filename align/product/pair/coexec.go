@@ -200,7 +200,8 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 // vectorized loop peels to its alignment), filled with the run's kind of
 // elements at the pointee's width: random values mostly, small ones
 // (-3..3: zeros and ties, which a count of zeros or a maximum needs) in
-// runs 1, 4 and 7, zeros in ZeroRun. Runs used to leave pointers small
+// runs 1, 4 and 7 (4 is inputs.SmallLongRun, whose counts are long enough
+// for a vectorized loop's passes), zeros in ZeroRun. Runs used to leave pointers small
 // integers over a memory of one repeated byte: every element equal, and
 // every two arrays overlapping.
 //
@@ -232,15 +233,19 @@ func placeArray(env *hashEnv, k, i, nth int, e inputs.Elem, overlap bool) (uint6
 	if k == overlapRun && overlap {
 		lo = 0x6000_0000_0000 + uint64(5-nth)*arrayOverlap
 	}
-	fill := inputs.FillRandom
+	rng := rand.New(rand.NewSource(int64(env.hash("array", uint64(i)))))
+	return lo, inputs.Fill(rng, arraySlack+arrayBytes, e, arrayFill(k))
+}
+
+// arrayFill is the kind of elements co-execution k fills its arrays with.
+func arrayFill(k int) inputs.FillKind {
 	switch {
 	case k == inputs.ZeroRun:
-		fill = inputs.FillZero
-	case k%3 == 1:
-		fill = inputs.FillSmall
+		return inputs.FillZero
+	case k%3 == 1: // 1, inputs.SmallLongRun, 7
+		return inputs.FillSmall
 	}
-	rng := rand.New(rand.NewSource(int64(env.hash("array", uint64(i)))))
-	return lo, inputs.Fill(rng, arraySlack+arrayBytes, e, fill)
+	return inputs.FillRandom
 }
 
 // maxStringLen bounds the strings co-executions pass: long enough for a

@@ -1,6 +1,10 @@
 package pair
 
-import "testing"
+import (
+	"testing"
+
+	"eqc/inputs"
+)
 
 // Over the first eight co-executions, strings start at every alignment
 // and end at every place in their 8-byte word, have no NUL before the
@@ -30,5 +34,20 @@ func TestPlaceString(t *testing.T) {
 	}
 	if len(starts) != 8 || len(ends) != 8 {
 		t.Errorf("starts mod 8 %v, NULs mod 8 %v: want all eight of each", starts, ends)
+	}
+}
+
+// TestArrayFill: the run of small elements with long counts
+// (inputs.SmallLongRun) fills its arrays with small elements, and at
+// least one run with random elements has long counts too.
+func TestArrayFill(t *testing.T) {
+	if f := arrayFill(inputs.SmallLongRun); f != inputs.FillSmall {
+		t.Errorf("run %d (SmallLongRun) fills with %v, want small elements", inputs.SmallLongRun, f)
+	}
+	if f := arrayFill(2); f != inputs.FillRandom {
+		t.Errorf("run 2 fills with %v, want random elements", f)
+	}
+	if f := arrayFill(inputs.ZeroRun); f != inputs.FillZero {
+		t.Errorf("the zero run fills with %v", f)
 	}
 }

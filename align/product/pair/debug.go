@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"eqc/ir"
 	"eqc/ir/smtlib"
 	"eqc/prove"
 )
@@ -34,6 +35,9 @@ func init() {
 	if Debug {
 		prove.Trace = func(what string, from, to, n int, st smtlib.Status, d time.Duration) {
 			fmt.Fprintf(os.Stderr, "eqc: %s n%d→n%d, %d candidates: %v in %v\n", what, from, to, n, st, d)
+		}
+		prove.TraceDrop = func(b *ir.Builder, site int, cand ir.Term) {
+			fmt.Fprintf(os.Stderr, "eqc: houdini drops at n%d: %s\n", site, b.Short(cand))
 		}
 	}
 }
