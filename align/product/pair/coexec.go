@@ -200,10 +200,10 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 // vectorized loop peels to its alignment), filled with the run's kind of
 // elements at the pointee's width: random values mostly, small ones
 // (-3..3: zeros and ties, which a count of zeros or a maximum needs) in
-// runs 1, 4 and 7 (4 is inputs.SmallLongRun, whose counts are long enough
-// for a vectorized loop's passes), zeros in ZeroRun. Runs used to leave pointers small
-// integers over a memory of one repeated byte: every element equal, and
-// every two arrays overlapping.
+// runs 1, 4 and 7 (4 is inputs.SmallLongRun, whose counts are long
+// enough for a vectorized loop's passes), zeros in ZeroRun. Runs used to
+// leave pointers small integers over a memory of one repeated byte: every
+// element equal, and every two arrays overlapping.
 //
 // In overlapRun the pointers share one array instead, each one
 // arrayOverlap bytes past the next parameter's: a loop versioned on
