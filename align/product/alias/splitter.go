@@ -257,37 +257,32 @@ func (s *Splitter) assumesAny(t ir.Term) bool {
 func (s *Splitter) selectThrough(m, a ir.Term, n uint32) ir.Term {
 	b := s.b
 	offA, stackA := s.stackOffset(a)
+	var kept []ir.Term // stores the read cannot pass, outermost first
 	for b.Op(m) == ir.OpStore {
 		k, _ := b.Params(m)
 		addr := b.Arg(m, 1)
 		if addr == a {
 			break // the simplifier resolves exact and partial matches
 		}
-		offB, stackB := s.stackOffset(addr)
-		switch {
-		case stackA && stackB:
-			if offA+int64(n) <= offB || offB+int64(k) <= offA {
-				m = b.Arg(m, 0)
-				continue
-			}
-		case stackA != stackB:
-			s.cur = append(s.cur, Fact{a, addr, n, k, s.guard})
+		if s.passes(a, n, offA, stackA, addr, k) {
 			m = b.Arg(m, 0)
 			continue
-		default:
-			ra, ca := b.BaseOffset(a)
-			rb, cb := b.BaseOffset(addr)
-			if ra == rb && cb-ca >= uint64(n) && ca-cb >= uint64(k) {
-				m = b.Arg(m, 0) // one base, disjoint constant ranges
-				continue
-			}
-			if ra != rb && s.guided && s.samples != nil && s.samples.disjoint(a, n, addr, k) {
-				s.cur = append(s.cur, Fact{a, addr, n, k, s.guard})
-				m = b.Arg(m, 0)
-				continue
-			}
 		}
-		break
+		kept = append(kept, m)
+		m = b.Arg(m, 0)
+	}
+	if len(kept) > 0 {
+		// The read keeps the stores it may overlap, in their order, and
+		// drops those below them that it passes: a[i] read after a
+		// store to b[j] still passes the frame's slots under that store
+		// (an -O0 loop's counter, its saved pointers), which the solver
+		// would otherwise have to tell apart from a[i] itself.
+		for i := len(kept) - 1; i >= 0; i-- {
+			st := kept[i]
+			k, _ := b.Params(st)
+			m = b.Store(m, b.Arg(st, 1), k, b.Arg(st, 2))
+		}
+		return b.Select(m, a, n)
 	}
 	if b.Op(m) == ir.OpIte {
 		if s.depth >= maxGuardedItes {
@@ -309,6 +304,33 @@ func (s *Splitter) selectThrough(m, a ir.Term, n uint32) ir.Term {
 		return b.Ite(c, then, els)
 	}
 	return b.Select(m, a, n)
+}
+
+// passes reports whether a read of n bytes at a (offA from the entry rsp
+// when stackA) may pass a store of k bytes at addr, recording the fact it
+// assumes if any: two frame accesses at disjoint constant offsets; a frame
+// access and one through a computed address (a fact); one base at
+// disjoint constant offsets; two bases the samples show apart (a fact).
+func (s *Splitter) passes(a ir.Term, n uint32, offA int64, stackA bool, addr ir.Term, k uint32) bool {
+	b := s.b
+	offB, stackB := s.stackOffset(addr)
+	switch {
+	case stackA && stackB:
+		return offA+int64(n) <= offB || offB+int64(k) <= offA
+	case stackA != stackB:
+		s.cur = append(s.cur, Fact{a, addr, n, k, s.guard})
+		return true
+	}
+	ra, ca := b.BaseOffset(a)
+	rb, cb := b.BaseOffset(addr)
+	if ra == rb && cb-ca >= uint64(n) && ca-cb >= uint64(k) {
+		return true
+	}
+	if ra != rb && s.guided && s.samples != nil && s.samples.disjoint(a, n, addr, k) {
+		s.cur = append(s.cur, Fact{a, addr, n, k, s.guard})
+		return true
+	}
+	return false
 }
 
 // maxGuardedItes is how many ite memories deep selectThrough guards the
