@@ -26,11 +26,14 @@
 //
 //   - Before any query, each edge's terms are rewritten so that the solver
 //     sees few store chains (align/product/alias, canon.go): stack reads pass
-//     computed-address stores; addresses are canonicalized to a base plus
-//     a constant; then any read passes a store the from-node's states show
-//     apart from it (a scalar global after an array store, one array after
-//     another), and the same is done for the target node's stack slots,
-//     its candidates' reads of globals and the exit observables. Each
+//     computed-address stores, and computed reads the frame's stores, even
+//     below a store the read may overlap (which it keeps, in order: s[i]
+//     after d[i] = v, the -O0 counter's stores beneath); addresses are
+//     canonicalized to a base plus a constant; then any read passes a
+//     store the from-node's states show apart from it (a scalar global
+//     after an array store, one array after another), and the same is
+//     done for the target node's stack slots, its candidates' reads of
+//     globals and the exit observables. Each
 //     rewrite rests on a fact (disjointness, merged per pair of bases into
 //     one between the hulls; A = R + c, R preferring the node's pointer
 //     shapes G + p), guarded by the context it is needed in (the ite arms,

@@ -253,7 +253,9 @@ func (s *Splitter) assumesAny(t ir.Term) bool {
 
 // selectThrough reads n bytes at a from m, passing stores that provably
 // (constant stack offsets) or assumedly (a stack offset against anything
-// else) do not overlap the read.
+// else) do not overlap the read. A store it cannot pass stays, and the
+// stores below it are still passed where they may be: the read's value is
+// the same on the memory without them, whatever the kept store holds.
 func (s *Splitter) selectThrough(m, a ir.Term, n uint32) ir.Term {
 	b := s.b
 	offA, stackA := s.stackOffset(a)
