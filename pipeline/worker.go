@@ -248,7 +248,7 @@ func RunProcess(ctx context.Context, lim Limits, argv []string) Process {
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
-	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
+	cmd.Stderr = &limitedBuffer{buf: &stderr, max: stderrLimit()}
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
@@ -461,6 +461,18 @@ func firstLine(s string) string {
 		s = s[:max] + "..."
 	}
 	return s
+}
+
+// stderrLimit is how much of a worker's stderr is kept: 64 KiB, so that a
+// runaway stack cannot fill a sweep's memory, but 256 MiB under EQC_DEBUG,
+// whose trace of one loop check runs to megabytes: at 64 KiB it stopped
+// mid-line after a loop's first edges, and the obligations that took the
+// time never showed.
+func stderrLimit() int {
+	if os.Getenv("EQC_DEBUG") != "" {
+		return 256 << 20
+	}
+	return 64 << 10
 }
 
 // limitedBuffer keeps the first max bytes written to it and drops the rest,

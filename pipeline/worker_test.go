@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -228,5 +229,25 @@ echo "{\"function\":\"f\",\"verdict\":\"unknown\",\"reason\":\"timeout\",\"engin
 		if row.Correlator != correlator || row.CandidatesExpanded != want || row.CandidatesPruned != 2 {
 			t.Errorf("correlator %q: row correlator %q, expanded %d, pruned %d; want %q, %d, 2", correlator, row.Correlator, row.CandidatesExpanded, row.CandidatesPruned, correlator, want)
 		}
+	}
+}
+
+// TestStderrLimit: a worker's stderr is cut at 64 KiB, except under
+// EQC_DEBUG, whose traces must reach the user whole.
+func TestStderrLimit(t *testing.T) {
+	t.Setenv("EQC_DEBUG", "")
+	if got := stderrLimit(); got != 64<<10 {
+		t.Errorf("without EQC_DEBUG: %d bytes kept, want %d", got, 64<<10)
+	}
+	t.Setenv("EQC_DEBUG", "1")
+	if got := stderrLimit(); got < 64<<20 {
+		t.Errorf("under EQC_DEBUG: %d bytes kept, want at least 64 MiB", got)
+	}
+	var buf bytes.Buffer
+	l := &limitedBuffer{buf: &buf, max: 4}
+	l.Write([]byte("abc"))
+	l.Write([]byte("defg"))
+	if buf.String() != "abcd" {
+		t.Errorf("limitedBuffer kept %q, want the first 4 bytes %q", buf.String(), "abcd")
 	}
 }
