@@ -149,6 +149,13 @@ func (b *Builder) LookupVar(name string) (Term, bool) {
 	return t, ok
 }
 
+// LookupSelect returns Select(m, a, n) if the builder has made it,
+// without making it.
+func (b *Builder) LookupSelect(m, a Term, n uint32) (Term, bool) {
+	t, ok := b.index[key{op: OpSelect, sort: BVSort(8 * n), p0: n, a0: m, a1: a}]
+	return t, ok
+}
+
 // FuncOf returns the function applied by the OpApply term t.
 func (b *Builder) FuncOf(t Term) *Func {
 	n := b.node(t)

@@ -117,6 +117,9 @@ type sectionInfo struct {
 	// relocated: a relocation section patches this section, so data
 	// holds placeholders where the patched fields are.
 	relocated bool
+	// relOnly: a REL section (no addends, which eqc does not read)
+	// patches it, so which of its bytes are placeholders is not known.
+	relOnly bool
 }
 
 // Open reads and harvests the ELF file at path.
@@ -233,6 +236,7 @@ func (f *File) readSections(ef *elf.File, data []byte) error {
 	for _, s := range ef.Sections {
 		if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && int(s.Info) > 0 && int(s.Info) < len(f.sections) {
 			f.sections[s.Info].relocated = true
+			f.sections[s.Info].relOnly = f.sections[s.Info].relOnly || s.Type == elf.SHT_REL
 		}
 	}
 	return nil
@@ -463,6 +467,26 @@ func (f *File) readRelocations(ef *elf.File) {
 			fn.Relocs = rs[lo:hi:hi]
 		}
 	}
+}
+
+// unrelocated reports whether no relocation patches a byte of
+// [off, off+n) of section i: there the file's bytes are what every run
+// reads (the relocations of read-only sections are all read, see
+// readRelocations).
+func (f *File) unrelocated(i elf.SectionIndex, off, n uint64) bool {
+	sec := f.section(i)
+	if sec == nil || sec.relOnly {
+		return false
+	}
+	if !sec.relocated {
+		return true
+	}
+	for _, r := range f.dataRelocs[i] {
+		if r.Offset < off+n && off < r.Offset+uint64(relocFieldSize(r.Type)) {
+			return false
+		}
+	}
+	return true
 }
 
 // sectionNamed returns the first section called name, or nil.

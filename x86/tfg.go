@@ -601,20 +601,25 @@ func (l *lifter) symAddr(ref Ref) ir.Term {
 	return a
 }
 
-// constBytes returns the n bytes ref names when they lie in a mergeable
-// read-only section (constant pools and string literals, which carry no
-// relocations), so that a load from there is the constant itself whatever
-// the layout.
+// constBytes returns the n bytes ref names when they lie in a read-only
+// section and no relocation patches them: constant pools and string
+// literals (mergeable sections, which carry no relocations), and the
+// constants gcc puts in .rodata at -O0 (a float's bits beside a jump
+// table, whose relocated entries stay reads of memory). A load from there
+// is the constant itself whatever the layout.
 func (l *lifter) constBytes(ref Ref, n uint32) ([]byte, bool) {
 	if l.file == nil || !ref.resolved || ref.GOT {
 		return nil, false
 	}
 	sec := l.file.section(ref.section)
-	if sec == nil || sec.data == nil || sec.flags&elf.SHF_MERGE == 0 || sec.flags&(elf.SHF_WRITE|elf.SHF_EXECINSTR) != 0 {
+	if sec == nil || sec.data == nil || sec.flags&elf.SHF_ALLOC == 0 || sec.flags&(elf.SHF_WRITE|elf.SHF_EXECINSTR) != 0 {
 		return nil, false
 	}
 	off := ref.target - sec.addr
 	if off > uint64(len(sec.data)) || uint64(n) > uint64(len(sec.data))-off {
+		return nil, false
+	}
+	if sec.flags&elf.SHF_MERGE == 0 && !l.file.unrelocated(ref.section, off, uint64(n)) {
 		return nil, false
 	}
 	return sec.data[off : off+uint64(n)], true
@@ -650,7 +655,7 @@ func (l *lifter) step(s *State, in *Instruction) (Effect, error) {
 			for _, r := range rw {
 				s.GPR[r.reg] = saved.GPR[r.reg]
 			}
-			l.foldConstLoads(s, &eff, rw, mark)
+			l.foldConstLoads(s, &eff, rw, mark, saved.Mem)
 			return eff, nil
 		}
 		*s = saved
@@ -786,24 +791,36 @@ func (l *lifter) rewrite(s *State, in *Instruction) (x86asm.Inst, []symRewrite) 
 	return inst, rw
 }
 
-// foldConstLoads replaces, in the terms the instruction made (ids from
-// mark on), every load of a rewritten memory operand at a fixed address
-// (symbol plus constant) that lies in a read-only constant pool by the
-// constant: the memory term it reads is irrelevant, since nothing can write
-// there; and the alignment its 16-byte access checks by the offset's, when
-// the pool is 16-byte aligned. A register-indexed load reads memory like
-// any other.
-func (l *lifter) foldConstLoads(s *State, eff *Effect, rw []symRewrite, mark int) {
+// foldConstLoads replaces, in the terms the instruction made, every load
+// of a rewritten memory operand at a fixed address (symbol plus constant)
+// that lies in a read-only constant pool by the constant: the memory term
+// it reads is irrelevant, since nothing can write there; and the alignment
+// its 16-byte access checks by the offset's, when the pool is 16-byte
+// aligned. A register-indexed load reads memory like any other. The loads
+// are the selects at the operand's address made from mark on, and those
+// of mem (the memory before the instruction) that the builder already
+// had: terms are shared, so a second addsd of one constant between the
+// same stores makes no new select, and a scan from mark alone left it a
+// read of memory (and the pool a global both files must agree on).
+func (l *lifter) foldConstLoads(s *State, eff *Effect, rw []symRewrite, mark int, mem ir.Term) {
 	b := l.b
 	m := map[ir.Term]ir.Term{}
 	for _, r := range rw {
 		if !r.mem || !r.fixed {
 			continue
 		}
+		var loads []ir.Term
 		for t := ir.Term(mark); int(t) < b.Len(); t++ {
-			if b.Op(t) != ir.OpSelect || b.Arg(t, 1) != r.value {
-				continue
+			if b.Op(t) == ir.OpSelect && b.Arg(t, 1) == r.value {
+				loads = append(loads, t)
 			}
+		}
+		for _, n := range []uint32{1, 2, 4, 8, 16, 32} {
+			if t, ok := b.LookupSelect(mem, r.value, n); ok && int(t) < mark {
+				loads = append(loads, t)
+			}
+		}
+		for _, t := range loads {
 			n, _ := b.Params(t)
 			data, ok := l.constBytes(r.ref, n)
 			if !ok {
