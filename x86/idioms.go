@@ -2,6 +2,8 @@ package x86
 
 import (
 	"math/bits"
+	"strconv"
+	"strings"
 
 	"eqc/ir"
 
@@ -10,7 +12,8 @@ import (
 
 // Library idioms. Compilers turn a loop that fills or copies memory into
 // a call of memset, memcpy or memmove (gcc at -O2, clang at -O1), and
-// gcc a loop that counts a string's bytes into strlen (strlenLoop), so one
+// gcc a loop that counts a string's bytes into strlen (strlenLoop), and
+// gcc inlines strcmp against a literal (strcmpLiteral, no loop), so one
 // side of a pair loops where the other calls; an uninterpreted call has
 // nothing to pair with then. When a pair calls such a function a different
 // number of times on its two sides (Callees.Idioms), every call of it, on
@@ -45,11 +48,12 @@ const (
 	idiomCopy                      // memcpy(d, s, n): the regions do not overlap
 	idiomMove                      // memmove(d, s, n)
 	idiomLen                       // strlen(s)
+	idiomCmp                       // strcmp(a, "literal"), never a loop (strcmpLiteral)
 )
 
 // idiomCallees are the library functions a call to which may be lifted
 // as a loop.
-var idiomCallees = map[string]idiomKind{"memset": idiomSet, "memcpy": idiomCopy, "memmove": idiomMove, "strlen": idiomLen}
+var idiomCallees = map[string]idiomKind{"memset": idiomSet, "memcpy": idiomCopy, "memmove": idiomMove, "strlen": idiomLen, "strcmp": idiomCmp}
 
 // pairIdioms are the idiom callees src and dst call a different number of
 // times (tail jumps counted), when neither file defines them.
@@ -175,6 +179,98 @@ func (l *lifter) strlenLoop(from ir.NodeID, p *path, in *Instruction, cond ir.Te
 	})
 	l.idiomReturn(out)
 	return h, out
+}
+
+// strcmpLiteral gives p's state, at a call of strcmp (or a tail jump to
+// it), what the call leaves when one argument is a string literal: the
+// comparison unrolled over the literal's bytes and its NUL, no loop.
+// Compilers inline strcmp only against a short literal (arg[0] == '-' &&
+// arg[1] == 0 where the source calls strcmp(arg, "-")). At its end eax is
+// negative, zero or positive as the first byte of the first string, as
+// unsigned char, that differs from the second's is below it, absent (both
+// end together) or above it, which is all C promises. How far from zero
+// is not promised (glibc returns the bytes' difference in some versions,
+// ±1 in others), so it is a fresh value, other on each side: a proof that
+// needs more than the sign (a strcmp result returned as it is, against
+// gcc's inline byte difference) fails, as it should. It reports false,
+// changing nothing, when neither argument is a literal: that call stays a
+// call of the pure function (the calls of strcmp(a, b) an optimizer
+// merges pair as before).
+func (l *lifter) strcmpLiteral(p *path, tail bool) bool {
+	b, s := l.b, p.s
+	a, text, flip := s.GPR[RDI], "", false
+	if t, ok := literalText(b, s.GPR[RSI]); ok {
+		text = t
+	} else if t, ok := literalText(b, a); ok {
+		a, text, flip = s.GPR[RSI], t, true
+	} else {
+		return false
+	}
+	if !tail {
+		// The call's return address, below the caller's stack pointer.
+		s.Mem = b.Store(s.Mem, b.Sub(s.GPR[RSP], b.Const(64, 8)), 8, s.Fresh(b, ir.BVSort(64)))
+	}
+	mag := b.BVAnd(s.Fresh(b, ir.BVSort(32)), b.Const(32, 0x3fffffff))
+	neg, pos := b.Sub(b.Const(32, 0xffffffff), mag), b.Add(b.Const(32, 1), mag)
+	if flip {
+		neg, pos = pos, neg
+	}
+	// Byte i of the other string is read only when bytes 0..i−1 matched
+	// the literal's (strcmp reads no further than the first difference):
+	// otherwise the read goes to byte 0 again, which it has read, so that
+	// every address in the terms is one the library reads (the OBVA
+	// hypotheses take each as an access of the source's, and byte 2 of a
+	// one-byte string may lie outside its object).
+	xs := make([]ir.Term, len(text)+1)
+	matched := b.True()
+	for i := range xs {
+		at := a
+		if i > 0 {
+			at = b.Ite(matched, b.Add(a, b.Const(64, uint64(i))), a)
+		}
+		xs[i] = b.Select(s.Mem, at, 1)
+		if i < len(text) {
+			matched = b.And(matched, b.Eq(xs[i], b.Const(8, uint64(text[i]))))
+		}
+	}
+	// From the NUL back: the literal's byte i is c, the other string's
+	// x; equal bytes go on to i+1, the NUL ends both.
+	res := b.Ite(b.Eq(xs[len(text)], b.Const(8, 0)), b.Const(32, 0), pos)
+	for i := len(text) - 1; i >= 0; i-- {
+		x, c := xs[i], b.Const(8, uint64(text[i]))
+		res = b.Ite(b.Eq(x, c), res, b.Ite(b.Ult(x, c), neg, pos))
+	}
+	l.idiomReturn(p)
+	s.GPR[RAX] = b.Concat(s.Fresh(b, ir.BVSort(32)), res)
+	return true
+}
+
+// literalText is the string (up to its NUL) at address t, when t is a
+// string literal's address plus a constant within it. Non-PIE code loads
+// the address as a 32-bit immediate (mov $.LC0, %esi), which the linker
+// makes fit: the address extended from its low 32 bits is the address.
+func literalText(b *ir.Builder, t ir.Term) (string, bool) {
+	base, off := b.BaseOffset(t)
+	if op := b.Op(base); (op == ir.OpZeroExt || op == ir.OpSignExt) && b.Width(base) == 64 {
+		if x := b.Arg(base, 0); b.Op(x) == ir.OpExtract && b.Width(x) == 32 {
+			if hi, lo := b.Params(x); hi == 31 && lo == 0 {
+				inner, off2 := b.BaseOffset(b.Arg(x, 0))
+				base, off = inner, off+off2
+			}
+		}
+	}
+	if b.Op(base) != ir.OpVar {
+		return "", false
+	}
+	q, ok := strings.CutPrefix(b.VarName(base), "&str:")
+	if !ok {
+		return "", false
+	}
+	text, err := strconv.Unquote(q)
+	if err != nil || off > uint64(len(text)) {
+		return "", false
+	}
+	return text[off:], true
 }
 
 // idiomReturn gives the path out of an idiom's loop what any call leaves

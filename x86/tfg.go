@@ -154,6 +154,9 @@ func (l *lifter) addNodes() {
 	}
 	isCall := func(i int) bool {
 		cs, ok := l.calls[i]
+		// An idiom's call is lifted where the path meets it: a loop
+		// with its own head, or strcmp against a literal inline (a call
+		// of it with no literal too, then, with no node of its own).
 		return ok && !cs.Tail && l.idiom(cs) == 0
 	}
 	for _, bi := range fn.RPO {
@@ -255,7 +258,14 @@ func (l *lifter) liftPath(from ir.NodeID, blk *Block, i int, p *path, atNode boo
 			l.emit(from, p, g.Halt, ir.NoTerm, "bad-bytes")
 			return
 		}
-		if cs, ok := l.calls[j]; ok && !cs.Tail && l.idiom(cs) != 0 {
+		if cs, ok := l.calls[j]; ok && !cs.Tail && l.idiom(cs) == idiomCmp && l.strcmpLiteral(p, false) {
+			if j == last {
+				l.endBlock(from, blk, p, Effect{Kind: FlowNext})
+				return
+			}
+			continue
+		}
+		if cs, ok := l.calls[j]; ok && !cs.Tail && l.idiom(cs) != 0 && l.idiom(cs) != idiomCmp {
 			h, q := l.idiomLoop(from, p, in, l.idiom(cs), ir.NoTerm, false)
 			l.liftAfter(h, blk, j, q)
 			return
@@ -352,7 +362,13 @@ func (l *lifter) endBlock(from ir.NodeID, blk *Block, p *path, eff Effect) {
 		if !ok {
 			cs = CallSite{Block: blk.Index, Inst: lastIdx, Addr: in.Addr, Tail: true}
 		}
-		if kind := l.idiom(cs); kind != 0 {
+		if kind := l.idiom(cs); kind == idiomCmp && l.strcmpLiteral(q, true) {
+			// The comparison, then the callee's ret to our caller.
+			q.s.GPR[RSP] = b.Add(q.s.GPR[RSP], b.Const(64, 8))
+			l.emit(from, q, g.Exit, cond, "")
+			return
+		}
+		if kind := l.idiom(cs); kind != 0 && kind != idiomCmp {
 			// The loop, then the callee's ret to our caller.
 			h, out := l.idiomLoop(from, q, in, kind, cond, true)
 			out.s.GPR[RSP] = b.Add(out.s.GPR[RSP], b.Const(64, 8))

@@ -94,6 +94,10 @@ func (p *Pair) idiomAssumptions() []string {
 	}
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(p.Callees.Idioms)) {
+		if name == "strcmp" {
+			out = append(out, "strcmp is the C library's function: a call of it returns a negative, zero or positive int as the first byte (as unsigned char) where its two strings differ is below, absent from (both end together) or above the other's, reading each only up to that byte; which negative or positive value is left open, changes no memory but its return address slot and clobbers what any callee may")
+			continue
+		}
 		if name == "strlen" {
 			out = append(out, "strlen is the C library's function: a call of it returns how many bytes a byte-wise loop reads before the first NUL, changes no memory but its return address slot and clobbers what any callee may")
 			continue
