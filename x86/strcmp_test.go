@@ -133,7 +133,9 @@ func (z zeroFallback) VarValue(b *ir.Builder, t ir.Term) (ir.Value, bool) {
 	return ir.ValueFromHash(b.Sort(t), 0), true
 }
 
-func (z zeroFallback) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) { return ir.Value{}, false }
+func (z zeroFallback) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
+	return ir.Value{}, false
+}
 
 // cStrcmp is the sign of strcmp on the strings whose bytes p and q give,
 // per C: bytes as unsigned char, up to the first difference or the NUL
