@@ -804,6 +804,9 @@ func (st *cmpState) compareCalls(sc, dc []Call, strunc, dtrunc, prefix bool) boo
 	n := min(len(sc), len(dc))
 	for i := 0; i < n; i++ {
 		a, b := sc[i], dc[i]
+		if handled, result := st.compareOutputs(i, a, b); handled {
+			return result
+		}
 		if a.Name != b.Name || a.ID != b.ID {
 			st.differ("calls[%d]: src %s dst %s", i, st.showCall(st.src, a), st.showCall(st.dst, b))
 			return true

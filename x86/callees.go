@@ -43,6 +43,10 @@ type Callees struct {
 	// loops they are (idioms.go): those the two functions call a
 	// different number of times.
 	Idioms map[string]bool
+	// Stdio: the two functions call printf and fprintf a different
+	// number of times, so those calls are lifted as the plainer output
+	// calls the compilers make of them (stdio.go).
+	Stdio bool
 }
 
 // SiteArgs is what the call sites of one callee set before the call.
@@ -79,7 +83,36 @@ func PairCallees(srcFile *File, src *Function, dstFile *File, dst *Function) *Ca
 		c.Sites[name] = SiteArgs{Int: max(old.Int, s.Int), Vec: max(old.Vec, s.Vec), Stack: old.Stack || s.Stack}
 	}
 	c.Idioms = pairIdioms(srcFile, src, dstFile, dst)
+	c.Stdio = pairStdio(src, dst)
+	// The calls printf becomes have the standard's prototypes where
+	// neither file declares them (a source that calls printf never
+	// declared puts).
+	for _, fn := range []*Function{src, dst} {
+		for _, cs := range fn.CallSites {
+			name := calleeName(cs)
+			if p, ok := StdioProtos[name]; ok && cs.HasCallee && c.Protos[name] == nil && !definedIn(name, srcFile, dstFile) {
+				c.Protos[name] = p
+			}
+		}
+	}
+	if c.Stdio {
+		for name, p := range StdioProtos {
+			if c.Protos[name] == nil && !definedIn(name, srcFile, dstFile) {
+				c.Protos[name] = p
+			}
+		}
+	}
 	return c
+}
+
+// definedIn reports whether one of files defines function name.
+func definedIn(name string, files ...*File) bool {
+	for _, f := range files {
+		if _, err := f.Func(name); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // siteArgs scans the instructions from the call back to the start of its

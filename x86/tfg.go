@@ -157,7 +157,7 @@ func (l *lifter) addNodes() {
 		// An idiom's call is lifted where the path meets it: a loop
 		// with its own head, or strcmp against a literal inline (a call
 		// of it with no literal too, then, with no node of its own).
-		return ok && !cs.Tail && l.idiom(cs) == 0
+		return ok && !cs.Tail && l.idiom(cs) == 0 && !l.stdioCall(cs)
 	}
 	for _, bi := range fn.RPO {
 		if !l.live[bi] {
@@ -523,6 +523,17 @@ func (l *lifter) call(p *path, in *Instruction, cs CallSite, tail bool) string {
 	name := calleeName(cs)
 	sig := l.proto(name, cs.HasCallee)
 	ca := l.callArgs(s, name, sig)
+	rewritten := false
+	if l.callees != nil && l.callees.Stdio && cs.HasCallee {
+		if canon, regs, ok := stdioRewrite(b, s, name); ok && l.proto(canon, true) != nil {
+			at := s.Clone()
+			for r, v := range regs {
+				at.GPR[r] = v
+			}
+			name, sig, rewritten = canon, l.proto(canon, true), true
+			ca = l.callArgs(at, name, sig)
+		}
+	}
 	args := ca.Values
 	if !cs.HasCallee {
 		// The target is an argument of the indirect call: compute it as
@@ -585,6 +596,10 @@ func (l *lifter) call(p *path, in *Instruction, cs CallSite, tail bool) string {
 		if retSize > 8 {
 			s.GPR[RDX] = uf("rdx", ir.BVSort(64))
 		}
+	}
+	if rewritten {
+		// printf's result is not puts's (stdio.go).
+		s.GPR[RAX] = s.Fresh(b, ir.BVSort(64))
 	}
 	for f := Flag(0); f < numFlags; f++ {
 		s.SetFlag(f, s.Fresh(b, ir.BoolSort))

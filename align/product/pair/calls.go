@@ -93,6 +93,9 @@ func (p *Pair) idiomAssumptions() []string {
 		return nil
 	}
 	var out []string
+	if p.Callees.Stdio {
+		out = append(out, "printf and fprintf with a literal format write what the C standard's puts, putchar, fputs, fputc or fwrite call it is equal to writes (printf(\"hi\\n\") is puts(\"hi\")), fwrite of a constant size and count writes size·count bytes, and each such call's result is left open (x86/stdio.go)")
+	}
 	for _, name := range slices.Sorted(maps.Keys(p.Callees.Idioms)) {
 		if name == "strcmp" {
 			out = append(out, "strcmp is the C library's function: a call of it returns a negative, zero or positive int as the first byte (as unsigned char) where its two strings differ is below, absent from (both end together) or above the other's, reading each only up to that byte; which negative or positive value is left open, changes no memory but its return address slot and clobbers what any callee may")
