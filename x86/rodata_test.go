@@ -3,7 +3,6 @@ package x86
 import (
 	"debug/elf"
 	"math"
-	"strings"
 	"testing"
 
 	"eqc/ir"
@@ -39,18 +38,11 @@ func TestReadOnlyConstantsFold(t *testing.T) {
 		}{{"affine", []float64{1.5, 0.25}}, {"pick", []float64{0.1}}} {
 			b := ir.NewBuilder()
 			_, g := liftNamed(t, b, obj, fc.name, StateNames{})
-			var roots []ir.Term
-			for _, e := range g.Edges {
-				roots = append(roots, e.Transfer...)
-				roots = append(roots, e.Cond, e.Fault)
-			}
-			for v := range varsOf(b, roots...) {
-				if strings.HasPrefix(v, "&.rodata") || strings.HasPrefix(v, "&.LC") {
-					t.Errorf("%s %s %s: read-only address %s left in the TFG", c.cc, c.opt, fc.name, v)
-				}
+			for _, v := range poolAddrsLeft(b, g) {
+				t.Errorf("%s %s %s: read-only address %s left in the TFG", c.cc, c.opt, fc.name, v)
 			}
 			for _, x := range fc.consts {
-				if !hasConstant(b, x, roots...) {
+				if !hasConstant(b, x, edgeRoots(g)...) {
 					t.Errorf("%s %s %s: the constant %v is not in the terms", c.cc, c.opt, fc.name, x)
 				}
 			}
