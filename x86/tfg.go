@@ -154,9 +154,11 @@ func (l *lifter) addNodes() {
 	}
 	isCall := func(i int) bool {
 		cs, ok := l.calls[i]
-		// An idiom's call is lifted where the path meets it: a loop
-		// with its own head, or strcmp against a literal inline (a call
-		// of it with no literal too, then, with no node of its own).
+		// An idiom's call is lifted where the path meets it (a loop with
+		// its own head, or strcmp inline: a strcmp with no literal is
+		// then a call with no node of its own), and so is a printf the
+		// output rewrite may take (stdio.go): the path that loads the
+		// format must reach it.
 		return ok && !cs.Tail && l.idiom(cs) == 0 && !l.stdioCall(cs)
 	}
 	for _, bi := range fn.RPO {
