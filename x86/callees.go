@@ -86,20 +86,10 @@ func PairCallees(srcFile *File, src *Function, dstFile *File, dst *Function) *Ca
 	c.Stdio = pairStdio(src, dst)
 	// The calls printf becomes have the standard's prototypes where
 	// neither file declares them (a source that calls printf never
-	// declared puts).
-	for _, fn := range []*Function{src, dst} {
-		for _, cs := range fn.CallSites {
-			name := calleeName(cs)
-			if p, ok := StdioProtos[name]; ok && cs.HasCallee && c.Protos[name] == nil && !definedIn(name, srcFile, dstFile) {
-				c.Protos[name] = p
-			}
-		}
-	}
-	if c.Stdio {
-		for name, p := range StdioProtos {
-			if c.Protos[name] == nil && !definedIn(name, srcFile, dstFile) {
-				c.Protos[name] = p
-			}
+	// declared puts); a name neither function calls is never looked up.
+	for name, p := range StdioProtos {
+		if c.Protos[name] == nil && !definedIn(name, srcFile, dstFile) {
+			c.Protos[name] = p
 		}
 	}
 	return c

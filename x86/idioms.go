@@ -58,28 +58,24 @@ var idiomCallees = map[string]idiomKind{"memset": idiomSet, "memcpy": idiomCopy,
 // pairIdioms are the idiom callees src and dst call a different number of
 // times (tail jumps counted), when neither file defines them.
 func pairIdioms(srcFile *File, src *Function, dstFile *File, dst *Function) map[string]bool {
-	count := func(fn *Function) map[string]int {
-		out := map[string]int{}
-		for _, cs := range fn.CallSites {
-			if cs.HasCallee {
-				out[calleeName(cs)]++
-			}
-		}
-		return out
-	}
-	cs, cd := count(src), count(dst)
+	cs, cd := callCounts(src), callCounts(dst)
 	out := map[string]bool{}
 	for name := range idiomCallees {
-		if cs[name] == cd[name] {
-			continue
+		if cs[name] != cd[name] && !definedIn(name, srcFile, dstFile) {
+			out[name] = true
 		}
-		if _, err := srcFile.Func(name); err == nil {
-			continue
+	}
+	return out
+}
+
+// callCounts are how many calls (and tail jumps) fn makes to each named
+// callee.
+func callCounts(fn *Function) map[string]int {
+	out := map[string]int{}
+	for _, cs := range fn.CallSites {
+		if cs.HasCallee {
+			out[calleeName(cs)]++
 		}
-		if _, err := dstFile.Func(name); err == nil {
-			continue
-		}
-		out[name] = true
 	}
 	return out
 }

@@ -130,14 +130,6 @@ func (l *lifter) stdioCall(cs CallSite) bool {
 // pairStdio reports whether src and dst call printf and fprintf a
 // different number of times (one side's calls rewritten: stdio.go).
 func pairStdio(src, dst *Function) bool {
-	count := func(fn *Function) int {
-		n := 0
-		for _, cs := range fn.CallSites {
-			if name := calleeName(cs); cs.HasCallee && (name == "printf" || name == "fprintf") {
-				n++
-			}
-		}
-		return n
-	}
-	return count(src) != count(dst)
+	cs, cd := callCounts(src), callCounts(dst)
+	return cs["printf"]+cs["fprintf"] != cd["printf"]+cd["fprintf"]
 }
