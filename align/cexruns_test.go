@@ -91,6 +91,17 @@ func TestStringLoops(t *testing.T) {
 	provedWithMutants(t, "strloops", "count_char", "to_upper", "fnv1a", "atoi_dec")
 }
 
+// TestSearchLoops is the same test on loops that stop where two inputs
+// differ or an array descends (testdata/searchloops): the co-executions'
+// string pairs and sorted arrays take them around, and str_same's source
+// reads b only where the byte at a is not zero, which the OBVA
+// hypotheses' premise reads through the frame's spills
+// (ub.PassFrameStores) and the solver gets without arrays
+// (prove/ackermann.go).
+func TestSearchLoops(t *testing.T) {
+	provedWithMutants(t, "searchloops", "diff_at", "str_same", "sorted_upto")
+}
+
 // TestListLoops is the same test on linked-list walks
 // (testdata/listloops), whose optimized loops start behind the null test.
 func TestListLoops(t *testing.T) {

@@ -33,9 +33,11 @@ const (
 // loops keep their fast paths (a unit stride) and epilogues their short
 // cases; runs 5 and 6 take theirs just below the largest bound constant,
 // where a versioned loop keeps its paths for short trip counts. All but
-// the first-of-four fill the bits above a narrow parameter with garbage,
+// runs 0 and ZeroRun fill the bits above a narrow parameter with garbage,
 // as the convention allows, so that nothing learned relies on them being
-// zero. A register no parameter uses holds garbage. A string parameter's
+// zero (SmallLongRun too: a loop that stops early elsewhere, is_sorted on
+// random elements, reaches its head in runs 0 and SmallLongRun only, and
+// with both clean the full register passed for the int). A register no parameter uses holds garbage. A string parameter's
 // value is the length its string gets (the caller places it); a pointer
 // parameter's is not used (the caller points it into an array of its own).
 func CoArg(k, i int, rp RegisterParam, nparams int, bounds []uint64, hash func(name string, xs ...uint64) uint64) uint64 {
@@ -52,7 +54,7 @@ func CoArg(k, i int, rp RegisterParam, nparams int, bounds []uint64, hash func(n
 	case k%4 == 2 || k == SmallLongRun:
 		a = 32 + hash("arg", uint64(i))%96
 	}
-	if k%4 != 0 && rp.Narrow {
+	if (k%4 != 0 || k == SmallLongRun) && rp.Narrow {
 		a |= hash("arg.high", uint64(i)) << 32
 	}
 	if i >= nparams {

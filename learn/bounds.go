@@ -50,6 +50,13 @@ func bounds(tm *termer, t *table, e eqResult) []Candidate {
 		}
 		if umax < mask(uint(w)) {
 			out = append(out, Candidate{Term: b.Ule(x, c(umax)), Kind: Bound, Desc: fmt.Sprintf("%s ≤u %s", name, num(umax))})
+			// And the narrower width's largest value: a register a byte
+			// load zero-extends (movzbl) holds at most 0xff whatever the
+			// byte, which the rows' maximum (0xfe) does not say, and its
+			// low byte is then as the register is (not zero with it).
+			if nw := narrowMax(umax); nw > umax && nw < mask(uint(w)) {
+				out = append(out, Candidate{Term: b.Ule(x, c(nw)), Kind: Bound, Desc: fmt.Sprintf("%s ≤u %s", name, num(nw))})
+			}
 		}
 		if w == 1 {
 			continue
@@ -62,6 +69,17 @@ func bounds(tm *termer, t *table, e eqResult) []Candidate {
 		}
 	}
 	return out
+}
+
+// narrowMax is the largest value of the narrowest of 8, 16 and 32 bits
+// that holds v, or v itself when none does.
+func narrowMax(v uint64) uint64 {
+	for _, m := range []uint64{0xff, 0xffff, 0xffffffff} {
+		if v <= m {
+			return m
+		}
+	}
+	return v
 }
 
 // order is one pairwise order relation that held on every row.

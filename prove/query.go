@@ -7,6 +7,7 @@ import (
 
 	"eqc/ir"
 	"eqc/ir/smtlib"
+	"eqc/prove/z3"
 )
 
 // Query asks whether the conjunction of Assertions, boolean terms of B, is
@@ -63,7 +64,13 @@ func (s *textSolver) Name() string { return s.ts.Name() }
 func (s *textSolver) Close() error { return s.ts.Close() }
 
 func (s *textSolver) Check(ctx context.Context, q Query) Result {
-	text, names := smtlib.QueryString(q.B, q.Assertions, smtlib.PrintOptions{Canonical: true, Let: q.Let})
+	sent := q
+	ak, reduced := reduceReads(q)
+	if reduced {
+		sent = ak.q
+		ctx = z3.WithLogicSolverFirst(ctx)
+	}
+	text, names := smtlib.QueryString(q.B, sent.Assertions, smtlib.PrintOptions{Canonical: true, Let: q.Let})
 	a := s.ts.CheckText(ctx, text)
 	r := Result{Status: a.Status, Reason: a.Reason, Solver: a.Solver, Elapsed: a.Elapsed, Cached: a.Cached}
 	if a.Status != smtlib.Sat {
@@ -75,6 +82,9 @@ func (s *textSolver) Check(ctx context.Context, q Query) Result {
 			Solver: a.Solver, Elapsed: a.Elapsed, Cached: a.Cached}
 	}
 	env := m.Completed()
+	if reduced {
+		env = ak.model(env)
+	}
 	if err := modelSatisfies(q, env); err != nil {
 		return Result{Status: smtlib.Unknown, Reason: fmt.Sprintf("%s: %v", ReasonBadModel, err),
 			Solver: a.Solver, Elapsed: a.Elapsed, Cached: a.Cached}

@@ -31,7 +31,11 @@
 //     passes the stores its hypotheses show disjoint from it (the -O0
 //     frame's spills against accesses through pointers). It is exact in
 //     every state where the source returns normally, and only obligations
-//     that assume so may use it.
+//     that assume so may use it. PassFrameStores applies it to the
+//     hypotheses themselves, with the accesses their unconditional
+//     conjuncts place outside the frame: a later block's premise (the
+//     byte at a is not zero, read through the spills) then reads memory
+//     at a directly, and the conjunction means what it meant.
 //
 // The rules: a model's facts are premises about the source only, never
 // proved and never about the target; each proof lists the models it used;

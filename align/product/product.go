@@ -407,7 +407,18 @@ func (pr *Product) define(c *comp, samples []sample, entries []ir.Term, name str
 	if w != 64 {
 		return
 	}
+	if runsOf(samples) < 2 {
+		return
+	}
+	// Of the entry terms that fit, the nearest: the co-executions place
+	// the pointer arguments' arrays at the same distance in most runs,
+	// so the slot that holds b also fits a + that distance, which no
+	// other input keeps (gcc's cmpn(a, b, n) failed on its definitions).
+	best, bestDist := ir.NoTerm, uint64(0)
 	for _, e := range entries {
+		if pr.narrowUnseen(e, samples) {
+			continue
+		}
 		d := vals[0].BV().Uint64() - pr.entryValue(samples[0], e)
 		ok := true
 		for k, sm := range samples {
@@ -416,12 +427,39 @@ func (pr *Product) define(c *comp, samples []sample, entries []ir.Term, name str
 				break
 			}
 		}
-		if ok && runsOf(samples) > 1 {
-			c.term = pr.simp.Simplify(b.Add(e, b.Const(64, d)))
-			c.fresh = false
-			return
+		dist := d
+		if int64(d) < 0 {
+			dist = -d
+		}
+		if ok && (best == ir.NoTerm || dist < bestDist) {
+			best, bestDist = pr.simp.Simplify(b.Add(e, b.Const(64, d))), dist
 		}
 	}
+	if best != ir.NoTerm {
+		c.term, c.fresh = best, false
+	}
+}
+
+// narrowUnseen reports whether e is the register of a narrow parameter
+// (an int in rsi) whose bits above the parameter are zero in every
+// sample: there, a copy of the full register and a zero-extended copy of
+// the parameter (clang's mov %esi,%edx) look alike, and only the runs
+// that fill those bits with garbage tell them apart. Such a value is left
+// to the learner, whose columns hold both.
+func (pr *Product) narrowUnseen(e ir.Term, samples []sample) bool {
+	bits, nparams := pr.p.ArgBits()
+	for i, r := range x86.CalleeArgRegs {
+		if i >= nparams || bits[i] == 0 || bits[i] >= 64 || e != pr.p.SrcVar(x86.StateGPR0+r) {
+			continue
+		}
+		for _, sm := range samples {
+			if pr.entryValue(sm, e)>>bits[i] != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // runsOf counts the co-executions samples come from.
@@ -594,6 +632,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 		if cc != nil {
 			e.obvaHyps = cc.RewriteAll(e.obvaHyps)
 		}
+		e.obvaHyps = ub.PassFrameStores(p.B, pr.simp, e.obvaHyps, pr.rsp0)
 	}
 	e.hyps = append([]ir.Term(nil), e.obvaHyps...)
 	e.condS = pr.simp.Simplify(subS.Apply(e.src.Cond))

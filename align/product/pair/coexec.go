@@ -167,7 +167,8 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 	// string parameter points to a string of the length it gives.
 	regs, nparams := p.registerParams()
 	consts := p.boundConstants()
-	arrays := 0 // pointer parameters placed so far
+	arrays := 0            // pointer parameters placed so far
+	var firstString []byte // the bytes of the first string parameter
 	separate := p.tbsaSeparate()
 	for i, r := range x86.CalleeArgRegs {
 		a := inputs.CoArg(k, i, regs[i], nparams, consts, env.hash)
@@ -178,7 +179,10 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 		case i >= nparams:
 		case regs[i].String:
 			var s []byte
-			a, s = placeString(env, k, i, a)
+			a, s = placeString(env, k, i, a, firstString)
+			if firstString == nil {
+				firstString = s
+			}
 			mem = mem.With(a, s)
 			mem = mem.With(a, x.Pointee(i))
 		case regs[i].Pointer:
@@ -214,6 +218,7 @@ const (
 	arraySlack   = 64
 	arrayOverlap = 8
 	overlapRun   = 6
+	sortedRun    = 0
 )
 
 // placeArray returns the lowest address and the bytes of the array
@@ -238,10 +243,16 @@ func placeArray(env *hashEnv, k, i, nth int, e inputs.Elem, overlap bool) (uint6
 }
 
 // arrayFill is the kind of elements co-execution k fills its arrays with.
+// One run's are sorted (sortedRun): in the others a loop that stops at the
+// first descent (is_sorted, a search's bounds) stopped within a few
+// elements, and the zero run, whose elements are ordered too, has no
+// elements to go over.
 func arrayFill(k int) inputs.FillKind {
 	switch {
 	case k == inputs.ZeroRun:
 		return inputs.FillZero
+	case k == sortedRun:
+		return inputs.FillSorted
 	case k%3 == 1: // 1, inputs.SmallLongRun, 7
 		return inputs.FillSmall
 	}
@@ -256,7 +267,13 @@ const maxStringLen = 200
 // placeString returns the address and bytes of the string co-execution k
 // passes in argument register i, with n the length the argument would
 // have had as an integer: at least n bytes, placed and ended as inputs'
-// strings are (StringStart, StringLen). In the first eight runs it is at
+// strings are (StringStart, StringLen). Two strings are a distance apart
+// that varies with the run (at one distance in every run, the canonical
+// addresses took one for the other plus that distance). In sameStringRuns
+// a later string repeats the first one's bytes (like), the last one
+// before its NUL changed in the second of them: two random strings differ
+// at their first byte, so a loop that compares them (cmpn, strcmp's
+// kind) never went around in the other runs. In the first eight runs it is at
 // least 16 bytes long, so that a word-at-a-time warm-up ends at every
 // alignment (clang unrolls it: each alignment is its own way to the main
 // loop); later runs may end it sooner. Random bytes, zeros among them,
@@ -264,7 +281,7 @@ const maxStringLen = 200
 // make their strings of text (inputs.TextBytes), and run 4's starts with
 // a negative number, so that a loop that runs on digits makes passes to
 // learn from.
-func placeString(env *hashEnv, k, i int, n uint64) (uint64, []byte) {
+func placeString(env *hashEnv, k, i int, n uint64, like []byte) (uint64, []byte) {
 	start := inputs.StringStart(k)
 	n = min(n, maxStringLen)
 	if k < 8 {
@@ -272,6 +289,7 @@ func placeString(env *hashEnv, k, i int, n uint64) (uint64, []byte) {
 	}
 	n = inputs.StringLen(k, start, n)
 	addr := 0x3000_0000 + uint64(i)*0x10_0000 + uint64(k)*0x1000 + start
+	addr += (env.hash("str.gap", uint64(i)) % 256) * 64
 	s := make([]byte, n+1+16)
 	for j := range s {
 		h := env.hash("str", uint64(i), uint64(j))
@@ -286,9 +304,22 @@ func placeString(env *hashEnv, k, i int, n uint64) (uint64, []byte) {
 	if k == 4 && n > 1 {
 		s[0], s[1] = '-', '7'
 	}
+	if like != nil && (k == sameStringRuns[0] || k == sameStringRuns[1]) {
+		j := uint64(0)
+		for ; j < n && j < uint64(len(like)) && like[j] != 0; j++ {
+			s[j] = like[j]
+		}
+		if k == sameStringRuns[1] && j > 0 {
+			s[j-1] = s[j-1]%0x7f + 1 // another byte, not a NUL
+		}
+	}
 	s[n] = 0
 	return addr, s
 }
+
+// sameStringRuns are the co-executions whose later string parameters
+// repeat the first one (placeString).
+var sameStringRuns = [2]int{2, 5}
 
 // boundConstants are the constants the target's branch conditions use
 // that could be loop bounds (16 to 2^24), in increasing order.

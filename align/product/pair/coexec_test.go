@@ -14,7 +14,7 @@ func TestPlaceString(t *testing.T) {
 	starts, ends := map[uint64]bool{}, map[uint64]bool{}
 	for k := range 8 {
 		for _, n := range []uint64{0, 1, 3, 40, 1 << 20} {
-			addr, s := placeString(env, k, 1, n)
+			addr, s := placeString(env, k, 1, n, nil)
 			end := -1
 			for j, c := range s {
 				if c == 0 {
@@ -50,4 +50,50 @@ func TestArrayFill(t *testing.T) {
 	if f := arrayFill(inputs.ZeroRun); f != inputs.FillZero {
 		t.Errorf("the zero run fills with %v", f)
 	}
+}
+
+// TestPlaceStringPairs: two string parameters are at a distance that
+// varies over the runs (at one distance, the canonical addresses and the
+// nodes' definitions took one for the other plus it), and in
+// sameStringRuns the second repeats the first, wholly in the first of
+// them and but for its last byte in the second.
+func TestPlaceStringPairs(t *testing.T) {
+	dists := map[uint64]bool{}
+	for k := range 9 {
+		env := &hashEnv{seed: uint64(k)*7919 + 1}
+		a0, s0 := placeString(env, k, 0, 40, nil)
+		a1, s1 := placeString(env, k, 1, 40, s0)
+		dists[a1-a0] = true
+		if a1%8 != a0%8 {
+			t.Errorf("run %d: the strings start at %d and %d past a word", k, a0%8, a1%8)
+		}
+		n0, n1 := cstrlen(s0), cstrlen(s1)
+		same := string(s0[:n0]) == string(s1[:n1])
+		switch k {
+		case sameStringRuns[0]:
+			if !same {
+				t.Errorf("run %d: %q and %q, want the same string", k, s0[:n0], s1[:n1])
+			}
+		case sameStringRuns[1]:
+			if n0 != n1 || n0 == 0 || string(s0[:n0-1]) != string(s1[:n1-1]) || s0[n0-1] == s1[n1-1] {
+				t.Errorf("run %d: %q and %q, want them to differ in the last byte only", k, s0[:n0], s1[:n1])
+			}
+		default:
+			if same {
+				t.Errorf("run %d: the same string %q twice", k, s0[:n0])
+			}
+		}
+	}
+	if len(dists) < 5 {
+		t.Errorf("over 9 runs the strings are %d distinct distances apart", len(dists))
+	}
+}
+
+func cstrlen(s []byte) int {
+	for i, c := range s {
+		if c == 0 {
+			return i
+		}
+	}
+	return len(s)
 }
