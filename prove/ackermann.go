@@ -75,17 +75,11 @@ func reduceReads(q Query) (*ackermann, bool) {
 		// The address as the reduced query has it: reads inside it (a
 		// pointer loaded from memory) are constants already, post-order.
 		a := sub.Apply(b.Arg(t, 1))
-		base, off := b.BaseOffset(a)
 		var val ir.Term
 		for i := uint32(0); i < n; i++ {
 			ai := a
-			switch {
-			case i == 0:
-			case b.IsConst(a):
-				ai = b.Const(64, b.ConstValue(a).Uint64()+uint64(i))
-			default:
-				// One level of constant addition, as BaseOffset reads it.
-				ai = b.Add(base, b.Const(64, off+uint64(i)))
+			if i > 0 {
+				ai = b.Add(a, b.Const(64, uint64(i)))
 			}
 			v, ok := byAddr[[2]ir.Term{m, ai}]
 			if !ok {
@@ -124,15 +118,32 @@ func reduceReads(q Query) (*ackermann, bool) {
 }
 
 // apart reports whether two address terms differ by a constant other
-// than zero: two different constants, or one base plus two different
-// constants.
+// than zero: one base plus two different constants.
 func apart(b *ir.Builder, x, y ir.Term) bool {
-	if b.IsConst(x) && b.IsConst(y) {
-		return x != y
-	}
-	bx, ox := b.BaseOffset(x)
-	by, oy := b.BaseOffset(y)
+	bx, ox := baseOffset(b, x)
+	by, oy := baseOffset(b, y)
 	return bx == by && ox != oy
+}
+
+// baseOffset splits a into a term and the constant added to it.
+func baseOffset(b *ir.Builder, a ir.Term) (ir.Term, uint64) {
+	var off uint64
+	for b.Op(a) == ir.OpAdd && len(b.Args(a)) == 2 {
+		switch {
+		case b.IsConst(b.Arg(a, 1)):
+			off += b.ConstValue(b.Arg(a, 1)).Uint64()
+			a = b.Arg(a, 0)
+		case b.IsConst(b.Arg(a, 0)):
+			off += b.ConstValue(b.Arg(a, 0)).Uint64()
+			a = b.Arg(a, 1)
+		default:
+			return a, off
+		}
+	}
+	if b.IsConst(a) {
+		return ir.NoTerm, off + b.ConstValue(a).Uint64()
+	}
+	return a, off
 }
 
 // model turns a model of the reduced query into one of the original: each
