@@ -410,10 +410,11 @@ func (pr *Product) define(c *comp, samples []sample, entries []ir.Term, name str
 	if runsOf(samples) < 2 {
 		return
 	}
-	// Of the entry terms that fit, the nearest: the co-executions place
-	// the pointer arguments' arrays at the same distance in most runs,
-	// so the slot that holds b also fits a + that distance, which no
-	// other input keeps (gcc's cmpn(a, b, n) failed on its definitions).
+	// Of the entry terms that fit, the nearest: where the runs that
+	// reach the node put two pointer arguments at one distance (string
+	// parameters were, before placeString varied it), the slot that holds
+	// b also fits a + that distance, which no other input keeps (gcc's
+	// cmpn(a, b, n) failed on its definitions).
 	best, bestDist := ir.NoTerm, uint64(0)
 	for _, e := range entries {
 		if pr.narrowUnseen(e, samples) {
