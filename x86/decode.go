@@ -327,6 +327,21 @@ func (f *File) annotateReloc(fn *Func, in *Instruction, r *Reloc) {
 		in.Refs = append(in.Refs, ref)
 		return
 	}
+	f.resolveRelocTarget(&ref, r, off)
+	// A relocated branch field overrides the zero displacement the
+	// assembler left: the target is what the relocation names.
+	if _, ok := relArg(in.Inst); ok && in.Inst.PCRel > 0 && field == in.Inst.PCRelOff {
+		in.Target, in.HasTarget = ref.target, ref.resolved && !ref.GOT && ref.section == fn.SectionIndex
+	}
+	in.Refs = append(in.Refs, ref)
+}
+
+// resolveRelocTarget names in ref what relocation r (of a symbol) points
+// to, off bytes past its symbol: a symbol and an offset in it — the
+// covering symbol for a section symbol's target, the section itself when
+// none covers it (sectionOnly) — and the string literal there, if any.
+// It reports whether only the section names the target.
+func (f *File) resolveRelocTarget(ref *Ref, r *Reloc, off int64) (sectionOnly bool) {
 	s := f.allSyms[r.symIndex]
 	sec := f.section(s.Section)
 	switch {
@@ -339,7 +354,7 @@ func (f *File) annotateReloc(fn *Func, in *Instruction, r *Reloc) {
 		if cov := f.symbolCovering(s.Section, target); cov != nil {
 			ref.Symbol, ref.Offset = cov.Name, int64(target-cov.Value)
 		} else {
-			ref.Symbol, ref.Offset = sec.name, int64(target)
+			ref.Symbol, ref.Offset, sectionOnly = sec.name, int64(target), true
 		}
 	default:
 		ref.Symbol, ref.Offset = s.Name, off
@@ -348,12 +363,7 @@ func (f *File) annotateReloc(fn *Func, in *Instruction, r *Reloc) {
 	if ref.resolved && !ref.GOT {
 		ref.Literal, ref.HasLiteral = f.literalAt(ref.section, ref.target)
 	}
-	// A relocated branch field overrides the zero displacement the
-	// assembler left: the target is what the relocation names.
-	if _, ok := relArg(in.Inst); ok && in.Inst.PCRel > 0 && field == in.Inst.PCRelOff {
-		in.Target, in.HasTarget = ref.target, ref.resolved && !ref.GOT && ref.section == fn.SectionIndex
-	}
-	in.Refs = append(in.Refs, ref)
+	return sectionOnly
 }
 
 // annotateLinked names the addresses a linked file's instruction refers to.

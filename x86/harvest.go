@@ -250,9 +250,12 @@ type DataSymbol struct {
 	// ReadOnly: its section is allocated, neither writable nor
 	// executable, so every run reads exactly these contents.
 	ReadOnly bool
-	// Relocated: relocations patch its section, so Bytes may hold
-	// placeholders rather than what a run reads.
+	// Relocated: relocations patch its bytes, so Bytes hold placeholders
+	// there rather than what a run reads (a table of pointers).
 	Relocated bool
+	// Relocs are those relocations, by what they point to (a section
+	// named as a whole: the section's relocations, unread).
+	Relocs []DataReloc
 	// Size is the object's size in bytes.
 	Size uint64
 	// Align is the largest power of two its address is a multiple of in
@@ -260,6 +263,80 @@ type DataSymbol struct {
 	// section's alignment and the symbol's offset in it guarantee; for a
 	// linked file, what its address shows. 1 when nothing more is known.
 	Align uint64
+}
+
+// DataReloc is one relocation that patches a data object, by what it
+// points to, as the lifter names addresses (GlobalAddrVar,
+// LiteralAddrVar): two files whose objects hold the same bytes and
+// relocations with the same Off, Type, Target and Addend hold the same
+// table, whatever the layout of each.
+type DataReloc struct {
+	Off  uint64 // the patched field's offset in the object
+	Type elf.R_X86_64
+	// Target is the address variable of the symbol or string literal it
+	// points into; "" when nothing but a section offset names it, or the
+	// field is not an absolute address.
+	Target string
+	Addend int64 // the target's address plus Addend is the field's value
+}
+
+// SameContents reports whether d and o hold the same constants: the same
+// bytes where no relocation patches them and, where relocations do, the
+// same absolute addresses of the same symbols and literals. A relocation
+// whose target has no name (Target "") matches nothing.
+func (d DataSymbol) SameContents(o DataSymbol) bool {
+	if d.Relocated != o.Relocated || len(d.Bytes) != len(o.Bytes) || len(d.Relocs) != len(o.Relocs) {
+		return false
+	}
+	patched := make([]bool, len(d.Bytes))
+	for i, r := range d.Relocs {
+		if r != o.Relocs[i] || r.Target == "" || !absoluteField(r.Type) {
+			return false
+		}
+		for k := r.Off; k < r.Off+uint64(relocFieldSize(r.Type)) && k < uint64(len(patched)); k++ {
+			patched[k] = true
+		}
+	}
+	if d.Relocated && len(d.Relocs) == 0 {
+		return false // relocated by a REL section, unread
+	}
+	for i := range d.Bytes {
+		if !patched[i] && d.Bytes[i] != o.Bytes[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// absoluteField says whether a relocation of type t stores an absolute
+// address: all 64 bits of it, or 32 that the linker checks it fits.
+func absoluteField(t elf.R_X86_64) bool {
+	return t == elf.R_X86_64_64 || t == elf.R_X86_64_32 || t == elf.R_X86_64_32S
+}
+
+// dataRelocsIn lists the relocations that patch [off, off+n) of section
+// i, by what they point to.
+func (f *File) dataRelocsIn(i elf.SectionIndex, off, n uint64) []DataReloc {
+	var out []DataReloc
+	for k := range f.dataRelocs[i] {
+		r := &f.dataRelocs[i][k]
+		if r.Offset+uint64(relocFieldSize(r.Type)) <= off || r.Offset >= off+n {
+			continue
+		}
+		d := DataReloc{Off: r.Offset - off, Type: r.Type}
+		if r.symIndex >= 0 && !pcRelative(r.Type) && !gotRelative(r.Type) && r.Offset >= off {
+			var ref Ref
+			sectionOnly := f.resolveRelocTarget(&ref, r, r.Addend)
+			switch {
+			case ref.HasLiteral:
+				d.Target = LiteralAddrVar(ref.Literal)
+			case !sectionOnly:
+				d.Target, d.Addend = GlobalAddrVar(ref.Symbol), ref.Offset
+			}
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // DataSymbol returns the data object name, if f defines one: a data
@@ -276,9 +353,8 @@ func (f *File) DataSymbol(name string) (DataSymbol, bool) {
 			return DataSymbol{}, false
 		}
 		d := DataSymbol{
-			ReadOnly:  sec.flags&elf.SHF_ALLOC != 0 && sec.flags&(elf.SHF_WRITE|elf.SHF_EXECINSTR) == 0,
-			Relocated: sec.relocated,
-			Size:      sym.Size,
+			ReadOnly: sec.flags&elf.SHF_ALLOC != 0 && sec.flags&(elf.SHF_WRITE|elf.SHF_EXECINSTR) == 0,
+			Size:     sym.Size,
 		}
 		off := sym.Value
 		if f.Kind != Relocatable {
@@ -286,6 +362,10 @@ func (f *File) DataSymbol(name string) (DataSymbol, bool) {
 			d.Align = addressAlign(sym.Value, maxKnownAlign)
 		} else {
 			d.Align = addressAlign(off, sec.alignLimit())
+		}
+		d.Relocated = sec.relocated && (sec.relOnly || !f.unrelocated(sym.SectionIndex, off, max(d.Size, 1)))
+		if d.Relocated && !sec.relOnly {
+			d.Relocs = f.dataRelocsIn(sym.SectionIndex, off, d.Size)
 		}
 		if d.Size == 0 && sec.flags&elf.SHF_MERGE != 0 && sec.flags&elf.SHF_STRINGS == 0 && sec.entsize > 0 {
 			// A constant-pool label (gcc's .LC0 in .rodata.cst16) has no
@@ -606,6 +686,15 @@ func (f *File) literalAt(sec elf.SectionIndex, off uint64) (string, bool) {
 	rest := s.data[off:]
 	n := bytes.IndexByte(rest, 0)
 	if n < 0 {
+		return "", false
+	}
+	if sym := f.symbolCovering(sec, off); sym != nil && sym.Size > 0 && (sym.Value != off || sym.Size != uint64(n)+1) {
+		// Bytes of a sized object that are not exactly one string:
+		// a table whose first entries happen to read as text
+		// (static const char t[16] = {'a', 0, 3, ...}). Named as a
+		// literal it would be an object of n+1 bytes, and its other
+		// entries outside it — the OBVA premises would then exclude
+		// every run that reads them.
 		return "", false
 	}
 	if s.flags&elf.SHF_STRINGS != 0 {

@@ -1,7 +1,6 @@
 package pair
 
 import (
-	"bytes"
 	"context"
 	"debug/elf"
 	"fmt"
@@ -633,9 +632,9 @@ func (p *Pair) Precondition() (ir.Term, []string) {
 			}
 		}
 	}
-	// Constants the binaries fix: read-only, unrelocated objects hold their
-	// file contents in every run (readOnlyDataDiffers has checked that both
-	// files agree on them).
+	// Constants the binaries fix: read-only objects hold their file
+	// contents in every run (readOnlyDataDiffers has checked that both
+	// files agree on them), a relocated field the address it names.
 	mem0 := p.SrcVar(x86.StateMem)
 	for _, g := range globals {
 		name := b.VarName(g.addr)
@@ -644,12 +643,11 @@ func (p *Pair) Precondition() (ir.Term, []string) {
 		}
 		for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
 			d, ok := f.DataSymbol(strings.TrimPrefix(name, "&"))
-			if !ok || !d.ReadOnly || d.Relocated || d.Bytes == nil || len(d.Bytes) > maxPinnedBytes {
+			// SameContents(d): every relocation names its target.
+			if !ok || !d.ReadOnly || d.Bytes == nil || len(d.Bytes) > maxPinnedBytes || !d.SameContents(d) {
 				continue
 			}
-			for i, v := range d.Bytes {
-				facts = append(facts, b.Eq(b.Select(mem0, b.Add(g.addr, c(uint64(i))), 1), b.Const(8, uint64(v))))
-			}
+			facts = append(facts, pinnedContents(b, mem0, g.addr, d)...)
 			assumptions = append(assumptions, fmt.Sprintf("read-only %s holds its %d bytes from %s", name, len(d.Bytes), f.Path))
 			break
 		}
@@ -736,11 +734,48 @@ func (p *Pair) stackStoreStripper(rsp ir.Term) func(ir.Term) ir.Term {
 	return strip
 }
 
+// pinnedContents are the facts that read-only object d at addr holds its
+// contents in memory mem: each byte no relocation patches, and each
+// relocated field the address of its target (plus its addend; the low 32
+// bits of it in a 32-bit field, which the linker checks it fits).
+func pinnedContents(b *ir.Builder, mem, addr ir.Term, d x86.DataSymbol) []ir.Term {
+	c := func(v uint64) ir.Term { return b.Const(64, v) }
+	patched := make([]bool, len(d.Bytes))
+	var facts []ir.Term
+	for _, r := range d.Relocs {
+		n := uint32(4)
+		if r.Type == elf.R_X86_64_64 {
+			n = 8
+		}
+		if r.Off+uint64(n) > uint64(len(d.Bytes)) {
+			continue // SameContents took it; it cannot happen
+		}
+		v := b.Add(b.Var(r.Target, ir.BVSort(64)), c(uint64(r.Addend)))
+		if n == 4 {
+			v = b.Extract(v, 31, 0)
+		}
+		facts = append(facts, b.Eq(b.Select(mem, b.Add(addr, c(r.Off)), n), v))
+		for k := range uint64(n) {
+			patched[r.Off+k] = true
+		}
+	}
+	for i, v := range d.Bytes {
+		if !patched[i] {
+			facts = append(facts, b.Eq(b.Select(mem, b.Add(addr, c(uint64(i))), 1), b.Const(8, uint64(v))))
+		}
+	}
+	return facts
+}
+
 // readOnlyDataDiffers returns why the pair cannot be checked when both
 // files define an object the code names and its read-only contents may
 // differ between them. Both sides read every global from one shared initial
 // memory, which is right for writable data (its contents at the call are
-// part of the common input) but not for constants each binary fixes.
+// part of the common input) but not for constants each binary fixes. A
+// table of addresses (relocated: string literals, functions, other
+// objects) is the same in both files when its entries point to the same
+// symbols and literals, which both sides name alike, whatever their
+// addresses in each file (x86.DataSymbol.SameContents).
 func (p *Pair) readOnlyDataDiffers() string {
 	for _, g := range p.GlobalVars() {
 		name, ok := strings.CutPrefix(p.B.VarName(g), "&")
@@ -752,7 +787,7 @@ func (p *Pair) readOnlyDataDiffers() string {
 		if !okS || !okD || (!ds.ReadOnly && !dd.ReadOnly) {
 			continue
 		}
-		if ds.ReadOnly != dd.ReadOnly || ds.Relocated || dd.Relocated || !bytes.Equal(ds.Bytes, dd.Bytes) {
+		if ds.ReadOnly != dd.ReadOnly || !ds.SameContents(dd) {
 			return "read-only-data: " + name + " may hold different constants in the two files"
 		}
 	}

@@ -24,6 +24,16 @@ static const int tbl[4] = {1, 2, 3, 4};
 int look(int i) { return tbl[i & 3]; }
 static const unsigned char sq[8] = {0, 1, 4, 9, 16, 25, 36, 49};
 int square(int i) { return sq[i & 7] + 1; }
+/* A char table whose first bytes read as text ("a" and its NUL): it is an
+   object of 16 bytes, not the string literal "a" (whose other bytes the
+   OBVA premises would have put out of bounds). */
+static const char codes[16] = {'a', 0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+int code(int i) { return codes[i & 15] * 3; }
+/* A table of addresses: relocations patch it, with the literals' addresses
+   in each file; the same literals make the same table. */
+static const char *const names[4] = {"zero", "one", "two", "three"};
+const char *name(int i) { return names[i & 3]; }
+int namelen(int i) { const char *s = names[i & 3]; return s[0] == 't' ? 3 : 4; }
 struct pair { long a, b; };
 struct pair mkpair(long x, long y) { struct pair p = { x + 1, y * 2 }; return p; }
 /* Narrow parameters: clang -O2 and above add them without extending, as its

@@ -1,0 +1,87 @@
+package x86
+
+import (
+	"strings"
+	"testing"
+)
+
+// Read-only tables of addresses (DataSymbol.Relocs, SameContents) and
+// sized objects that are not string literals (literalAt).
+
+const tablesSrc = `
+static int f1(int x) { return x + 1; }
+static int f2(int x) { return x * 2; }
+static const char *const names[4] = {"zero", "one", "two", "three"};
+static int (*const ops[2])(int) = {f1, f2};
+static const char codes[8] = {'a', 0, 3, 4, 5, 6, 7, 8};
+static const char word[4] = "abc";
+const char *name(int i) { return names[i & 3]; }
+int apply(int i, int x) { return ops[i & 1](x); }
+int code(int i) { return codes[i & 7]; }
+int letter(int i) { return word[i & 3]; }
+`
+
+// TestDataRelocs: a table of string literals and one of function pointers
+// hold the same contents in builds at -O0 and -O2 by both compilers (the
+// literals' and functions' addresses differ, their names do not), and not
+// in a build whose table names another string; every relocated field
+// names its target.
+func TestDataRelocs(t *testing.T) {
+	mutant := strings.Replace(tablesSrc, `"three"`, `"four"`, 1)
+	for _, cc := range []string{"gcc", "clang-16"} {
+		files := map[string]*File{}
+		for _, opt := range []string{"-O0", "-O2"} {
+			files[opt] = mustOpen(t, compileSource(t, cc, "tables"+opt, tablesSrc, opt))
+		}
+		files["mutant"] = mustOpen(t, compileSource(t, cc, "tables-mutant", mutant, "-O2"))
+		for _, sym := range []string{"names", "ops"} {
+			d0, ok0 := files["-O0"].DataSymbol(sym)
+			d2, ok2 := files["-O2"].DataSymbol(sym)
+			dm, okm := files["mutant"].DataSymbol(sym)
+			if !ok0 || !ok2 || !okm {
+				t.Fatalf("%s: %s not found (%v %v %v)", cc, sym, ok0, ok2, okm)
+			}
+			if !d0.ReadOnly || !d0.Relocated || len(d0.Relocs) != int(d0.Size/8) {
+				t.Errorf("%s %s: read-only %v, relocated %v, %d relocations in %d bytes", cc, sym, d0.ReadOnly, d0.Relocated, len(d0.Relocs), d0.Size)
+			}
+			for _, r := range d0.Relocs {
+				if r.Target == "" {
+					t.Errorf("%s %s+%d: relocation with no target name", cc, sym, r.Off)
+				}
+			}
+			if !d0.SameContents(d2) {
+				t.Errorf("%s %s: -O0 and -O2 differ: %+v / %+v", cc, sym, d0.Relocs, d2.Relocs)
+			}
+			if sym == "names" && d0.SameContents(dm) {
+				t.Errorf("%s names: the mutant's table reads as the same", cc)
+			}
+			if sym == "ops" && !d0.SameContents(dm) {
+				t.Errorf("%s ops: the mutant's (unchanged) table reads as different", cc)
+			}
+		}
+		// codes is a table that starts like the string "a", word is
+		// the string "abc" exactly.
+		f := files["-O0"]
+		for _, c := range []struct {
+			sym     string
+			literal bool
+		}{{"codes", false}, {"word", true}} {
+			var found *Symbol
+			for i := range f.Symbols {
+				if f.Symbols[i].Name == c.sym {
+					found = &f.Symbols[i]
+				}
+			}
+			if found == nil {
+				t.Fatalf("%s: no symbol %s", cc, c.sym)
+			}
+			if _, lit := f.literalAt(found.SectionIndex, found.Value); lit != c.literal {
+				t.Errorf("%s %s: literal %v, want %v", cc, c.sym, lit, c.literal)
+			}
+		}
+		d, _ := f.DataSymbol("codes")
+		if d.Relocated {
+			t.Errorf("%s codes: relocated, though no relocation patches it", cc)
+		}
+	}
+}
