@@ -60,12 +60,13 @@ func TestDataRelocs(t *testing.T) {
 			}
 		}
 		// codes is a table that starts like the string "a", word is
-		// the string "abc" exactly.
+		// the string "abc" exactly (a literal where gcc's literals are:
+		// clang's are in string sections only).
 		f := files["-O0"]
 		for _, c := range []struct {
 			sym     string
 			literal bool
-		}{{"codes", false}, {"word", true}} {
+		}{{"codes", false}, {"word", cc == "gcc"}} {
 			var found *Symbol
 			for i := range f.Symbols {
 				if f.Symbols[i].Name == c.sym {
@@ -82,6 +83,42 @@ func TestDataRelocs(t *testing.T) {
 		d, _ := f.DataSymbol("codes")
 		if d.Relocated {
 			t.Errorf("%s codes: relocated, though no relocation patches it", cc)
+		}
+	}
+}
+
+const blobsSrc = `
+extern int puts(const char *);
+int hello(void) { return puts("hello, world"); }
+int esc(int i) { const char *p = "xy\0\4\5\6\7\10\11"; return p[i & 7]; }
+int blob(int i) { const char a[40] = "ab\0cdefghijklmnopqrstuvwxyz0123456789AB"; return a[i % 40]; }
+`
+
+// TestLiteralsByProducer: a reference is named by a string literal's text
+// only where the bytes are one: in a string section, or in gcc's plain
+// .rodata (its -O0 literals) unless a non-text byte follows the NUL (a
+// literal with a NUL inside, indexed past it). clang's local-array
+// initializers in plain .rodata ("ab\0cd…", indexed at -O1 and above) are
+// no literal "ab".
+func TestLiteralsByProducer(t *testing.T) {
+	for _, c := range []struct{ cc, opt string }{{"gcc", "-O0"}, {"gcc", "-O2"}, {"clang-16", "-O0"}, {"clang-16", "-O1"}, {"clang-16", "-O2"}} {
+		f := mustOpen(t, compileSource(t, c.cc, "blobs"+c.opt, blobsSrc, c.opt))
+		literals := map[string]map[string]bool{}
+		for _, name := range []string{"hello", "esc", "blob"} {
+			literals[name] = map[string]bool{}
+			for _, r := range fnRefs(mustFunction(t, f, name)) {
+				if r.HasLiteral {
+					literals[name][r.Literal] = true
+				}
+			}
+		}
+		if !literals["hello"]["hello, world"] {
+			t.Errorf("%s %s hello: the literal is not named: %v", c.cc, c.opt, literals["hello"])
+		}
+		for _, name := range []string{"esc", "blob"} {
+			if literals[name]["xy"] || literals[name]["ab"] {
+				t.Errorf("%s %s %s: a blob named as the literal before its first NUL: %v", c.cc, c.opt, name, literals[name])
+			}
 		}
 	}
 }

@@ -94,7 +94,10 @@ type File struct {
 	Warnings []string
 
 	sections []sectionInfo
-	allSyms  []elf.Symbol // index i is ELF symbol i+1 (debug/elf drops the null symbol)
+	// plainLiterals: the file's .comment names gcc and no clang, so its
+	// plain read-only data may hold string literals (literalAt).
+	plainLiterals bool
+	allSyms       []elf.Symbol // index i is ELF symbol i+1 (debug/elf drops the null symbol)
 	// dataRelocs are the relocations of each read-only data section, by
 	// offset (jump tables, jumptable.go).
 	dataRelocs map[elf.SectionIndex][]Reloc
@@ -232,6 +235,9 @@ func (f *File) readSections(ef *elf.File, data []byte) error {
 			}
 		}
 		f.sections[i] = si
+		if si.name == ".comment" {
+			f.plainLiterals = bytes.Contains(si.data, []byte("GCC:")) && !bytes.Contains(bytes.ToLower(si.data), []byte("clang"))
+		}
 	}
 	for _, s := range ef.Sections {
 		if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && int(s.Info) > 0 && int(s.Info) < len(f.sections) {
@@ -700,15 +706,34 @@ func (f *File) literalAt(sec elf.SectionIndex, off uint64) (string, bool) {
 	if s.flags&elf.SHF_STRINGS != 0 {
 		return string(rest[:n]), true
 	}
-	if n == 0 {
+	// Outside a string section, a literal is named by its text only where
+	// the compiler puts literals: gcc -O0 puts them all in .rodata (and at
+	// every level those with a NUL inside). clang puts there the
+	// initializers of local arrays ("ab\0cd…" copied or indexed whole),
+	// gcc its constant pools in mergeable sections: named by their first
+	// NUL-terminated bytes, two different blobs with the same start would
+	// be one object on both sides, and a read past that NUL, legitimate
+	// in the blob, would be out of bounds. After the NUL comes another
+	// literal, padding, or the section's end; a literal whose own text
+	// goes on past a NUL ("xy\0\4…", indexed up to its end) does not
+	// pass, though one that goes on in text ("xy\0cd") still would.
+	if !f.plainLiterals || n == 0 || s.flags&elf.SHF_MERGE != 0 {
+		return "", false
+	}
+	if after := off + uint64(n) + 1; after < uint64(len(s.data)) && s.data[after] != 0 && !textByte(s.data[after]) {
 		return "", false
 	}
 	for _, c := range rest[:n] {
-		if (c < 0x20 || c > 0x7e) && c != '\t' && c != '\n' && c != '\r' {
+		if !textByte(c) {
 			return "", false
 		}
 	}
 	return string(rest[:n]), true
+}
+
+// textByte says whether c is printable ASCII or a tab or line break.
+func textByte(c byte) bool {
+	return c >= 0x20 && c <= 0x7e || c == '\t' || c == '\n' || c == '\r'
 }
 
 func oneLine(s string) string {
