@@ -34,6 +34,7 @@ type FrameTaint struct {
 	mem0    ir.Term          // the entry memory, or ir.NoTerm
 	derived map[ir.Term]bool // variables the program's edges define
 	heap    bool             // a derived value may be stored outside the frame
+	above   bool             // a derived value may be stored at or above the entry rsp
 	memo    map[ir.Term]bool
 	loads   map[loadKey]bool // load at a join, like memo
 }
@@ -100,6 +101,9 @@ func analyzeFrameTaint(ft *FrameTaint, edges []TaintEdge) *FrameTaint {
 			if !ft.heap && ft.storesDerivedOutside(e.Mem) {
 				ft.heap, changed = true, true
 			}
+			if !ft.above && ft.storesDerivedAbove(e.Mem) {
+				ft.above, changed = true, true
+			}
 		}
 	}
 	ft.memo, ft.loads = map[ir.Term]bool{}, map[loadKey]bool{}
@@ -112,6 +116,30 @@ func (ft *FrameTaint) storesDerivedOutside(m ir.Term) bool {
 	b := ft.b
 	for _, t := range b.PostOrder(m) {
 		if b.Op(t) != ir.OpStore || ft.Derived(b.Arg(t, 1)) {
+			continue
+		}
+		v := b.Arg(t, 2)
+		if cv, ok := conditionalStore(b, t); ok {
+			v = cv
+		}
+		if ft.Derived(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// storesDerivedAbove reports whether memory m stores a derived value at
+// the return address or above it (the caller's stack: parameters passed
+// there are the function's to assign), or at a computed frame address,
+// which may be anywhere.
+func (ft *FrameTaint) storesDerivedAbove(m ir.Term) bool {
+	b := ft.b
+	for _, t := range b.PostOrder(m) {
+		if b.Op(t) != ir.OpStore || !ft.Derived(b.Arg(t, 1)) {
+			continue
+		}
+		if off, ok := FrameOffset(b, ft.rsp0, b.Arg(t, 1)); ok && off < 0 {
 			continue
 		}
 		v := b.Arg(t, 2)
@@ -240,8 +268,13 @@ func (ft *FrameTaint) load(m, a ir.Term, n uint32) bool {
 		}
 		// Before the edge: the frame may hold anything the function put
 		// there; elsewhere, what the caller left or the source stored.
-		// At entry the return address is no frame address.
-		if stackA && offA >= 0 && offA+int64(n) <= 8 && m == ft.mem0 && m != ir.NoTerm {
+		// At entry the return address is no frame address, and neither
+		// are the caller's values above it (stack arguments), no more
+		// than its values in registers are: the frame this function
+		// allocates did not exist when the caller computed them. A
+		// node's memory holds there what the entry did unless the
+		// function stored a derived value there (above).
+		if stackA && offA >= 0 && (m == ft.mem0 && m != ir.NoTerm || b.Op(m) == ir.OpVar && !ft.above) {
 			return false
 		}
 		return ft.Derived(a) || ft.heap || (b.Op(m) != ir.OpVar && ft.Derived(m))

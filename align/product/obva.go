@@ -58,8 +58,14 @@ func (pr *Product) taintEdge(side int, e *PEdge, post []ir.Term) ub.TaintEdge {
 	if e.Infeasible {
 		return te
 	}
-	for _, c := range pr.Nodes[e.To].comps {
+	to := pr.Nodes[e.To]
+	for _, c := range to.comps {
 		if c.side != side || !c.fresh {
+			continue
+		}
+		if c.state < 0 && !pr.slotIsLive(side, to, c.slot) {
+			// Dead at the node: no path reads the value the edge
+			// leaves there (often the frame's bytes at the entry).
 			continue
 		}
 		te.Defs = append(te.Defs, ub.TaintDef{Var: c.term, Value: func() ir.Term {

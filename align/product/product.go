@@ -56,6 +56,9 @@ type Product struct {
 	// heights are each side's stack heights (pair.StackHeights), computed
 	// when a node no run reached needs one.
 	heights [2]map[ir.NodeID]int64
+	// slotLive are each side's live slots per anchor (pair.SlotLiveAt),
+	// computed when the frame taint first asks.
+	slotLive [2]map[ir.NodeID][]bool
 }
 
 // PNode is a product node.
@@ -345,6 +348,32 @@ func (pr *Product) newNode(key pair.NodeKey, samples []sample, slots [2][]pair.S
 	_ = p
 	pr.add(n)
 	return n
+}
+
+// slotIsLive says whether slot s of a side is live at node n's anchor on
+// that side (pair.SlotLiveAt): some path from it reads the slot before
+// writing it whole.
+func (pr *Product) slotIsLive(side int, n *PNode, s pair.Slot) bool {
+	if pr.slotLive[side] == nil {
+		if pr.heights[side] == nil {
+			pr.heights[side] = pair.StackHeights(pr.sideTFG(side))
+		}
+		pr.slotLive[side] = pair.SlotLiveAt(pr.sideTFG(side), n.slots[side], pr.heights[side])
+	}
+	anchor := n.Key.Src
+	if side == 1 {
+		anchor = n.Key.Dst
+	}
+	live, ok := pr.slotLive[side][anchor]
+	if !ok {
+		return true
+	}
+	for i, t := range n.slots[side] {
+		if t == s {
+			return live[i]
+		}
+	}
+	return true
 }
 
 // stackHeight is the stack height of a side's node of key (StackHeights).
