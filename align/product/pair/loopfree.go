@@ -43,8 +43,11 @@ const (
 // counts as the function's stack: memory there is dead after the return.
 const StackLimit = ub.StackLimit
 
-// maxPinnedBytes bounds the read-only objects whose contents the
-// precondition states byte by byte.
+// maxPinnedBytes bounds the bytes of read-only objects whose contents the
+// precondition states byte by byte, all objects together (the solver
+// holds them in every query: with each object up to 4 KiB, gzip's main
+// named tables enough for z3 to run out of memory on the precondition
+// alone, and 8 KiB in all took it past 20 s).
 const maxPinnedBytes = 4096
 
 // maxPathTerms bounds the terms composing one function's paths may build.
@@ -636,6 +639,7 @@ func (p *Pair) Precondition() (ir.Term, []string) {
 	// contents in every run (readOnlyDataDiffers has checked that both
 	// files agree on them), a relocated field the address it names.
 	mem0 := p.SrcVar(x86.StateMem)
+	pinned := 0
 	for _, g := range globals {
 		name := b.VarName(g.addr)
 		if strings.HasPrefix(name, "&str:") {
@@ -644,9 +648,10 @@ func (p *Pair) Precondition() (ir.Term, []string) {
 		for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
 			d, ok := f.DataSymbol(strings.TrimPrefix(name, "&"))
 			// SameContents(d): every relocation names its target.
-			if !ok || !d.ReadOnly || d.Bytes == nil || len(d.Bytes) > maxPinnedBytes || !d.SameContents(d) {
+			if !ok || !d.ReadOnly || d.Bytes == nil || pinned+len(d.Bytes) > maxPinnedBytes || !d.SameContents(d) {
 				continue
 			}
+			pinned += len(d.Bytes)
 			facts = append(facts, pinnedContents(b, mem0, g.addr, d)...)
 			assumptions = append(assumptions, fmt.Sprintf("read-only %s holds its %d bytes from %s", name, len(d.Bytes), f.Path))
 			break
