@@ -92,19 +92,30 @@ extern int puts(const char *);
 int hello(void) { return puts("hello, world"); }
 int esc(int i) { const char *p = "xy\0\4\5\6\7\10\11"; return p[i & 7]; }
 int blob(int i) { const char a[40] = "ab\0cdefghijklmnopqrstuvwxyz0123456789AB"; return a[i % 40]; }
+int text(int i) { const char *p = "xy\0cd"; return p[i & 3]; }
+int copied(int i) {
+	int a[128] = {65, 0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+		26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50,
+		51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75,
+		76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100,
+		101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125,
+		126, 127, 128};
+	return a[i & 127];
+}
 `
 
 // TestLiteralsByProducer: a reference is named by a string literal's text
 // only where the bytes are one: in a string section, or in gcc's plain
-// .rodata (its -O0 literals) unless a non-text byte follows the NUL (a
-// literal with a NUL inside, indexed past it). clang's local-array
-// initializers in plain .rodata ("ab\0cd…", indexed at -O1 and above) are
-// no literal "ab".
+// .rodata (its -O0 literals) when only padding follows the NUL up to the
+// next object. Not: clang's local-array initializers in plain .rodata
+// ("ab\0cd…", indexed at -O1 and above), gcc's literals with a NUL inside
+// ("xy\0\4…", "xy\0cd"), gcc -O0's array initializer that rep movs
+// copies ({65, 0, 3, ...} of 128 ints: "A" as bytes).
 func TestLiteralsByProducer(t *testing.T) {
 	for _, c := range []struct{ cc, opt string }{{"gcc", "-O0"}, {"gcc", "-O2"}, {"clang-16", "-O0"}, {"clang-16", "-O1"}, {"clang-16", "-O2"}} {
 		f := mustOpen(t, compileSource(t, c.cc, "blobs"+c.opt, blobsSrc, c.opt))
 		literals := map[string]map[string]bool{}
-		for _, name := range []string{"hello", "esc", "blob"} {
+		for _, name := range []string{"hello", "esc", "blob", "text", "copied"} {
 			literals[name] = map[string]bool{}
 			for _, r := range fnRefs(mustFunction(t, f, name)) {
 				if r.HasLiteral {
@@ -115,8 +126,8 @@ func TestLiteralsByProducer(t *testing.T) {
 		if !literals["hello"]["hello, world"] {
 			t.Errorf("%s %s hello: the literal is not named: %v", c.cc, c.opt, literals["hello"])
 		}
-		for _, name := range []string{"esc", "blob"} {
-			if literals[name]["xy"] || literals[name]["ab"] {
+		for _, name := range []string{"esc", "blob", "text", "copied"} {
+			if literals[name]["xy"] || literals[name]["ab"] || literals[name]["A"] {
 				t.Errorf("%s %s %s: a blob named as the literal before its first NUL: %v", c.cc, c.opt, name, literals[name])
 			}
 		}

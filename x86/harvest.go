@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 )
 
@@ -101,10 +102,15 @@ type File struct {
 	// dataRelocs are the relocations of each read-only data section, by
 	// offset (jump tables, jumptable.go).
 	dataRelocs map[elf.SectionIndex][]Reloc
-	bySect     map[elf.SectionIndex][]*Symbol
-	byName     map[string][]*Func
-	protos     map[string]*FuncDebug // declarations' prototypes, by name
-	plt        map[uint64]string     // PLT entry address → "name@plt"
+	// refStarts are the offsets of each section that relocations of any
+	// section point to through the section's symbol (sorted; a
+	// PC-relative field's target taken as its addend plus 4): where the
+	// unnamed objects in it start (literalAt).
+	refStarts map[elf.SectionIndex][]uint64
+	bySect    map[elf.SectionIndex][]*Symbol
+	byName    map[string][]*Func
+	protos    map[string]*FuncDebug // declarations' prototypes, by name
+	plt       map[uint64]string     // PLT entry address → "name@plt"
 }
 
 type sectionInfo struct {
@@ -520,6 +526,9 @@ func (f *File) readRelocations(ef *elf.File) {
 		}
 		target := elf.SectionIndex(s.Info)
 		tsec := f.section(target)
+		if tsec != nil && tsec.flags&elf.SHF_ALLOC != 0 {
+			f.readRefStarts(f.sections[idx].data)
+		}
 		// Code and read-only data (not debug sections: many entries).
 		if tsec == nil || tsec.flags&elf.SHF_ALLOC == 0 || tsec.flags&elf.SHF_WRITE != 0 {
 			continue
@@ -537,6 +546,9 @@ func (f *File) readRelocations(ef *elf.File) {
 			bySection[target] = append(bySection[target], r)
 		}
 	}
+	for _, starts := range f.refStarts {
+		slices.Sort(starts)
+	}
 	f.dataRelocs = map[elf.SectionIndex][]Reloc{}
 	for sec, rs := range bySection {
 		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Offset < rs[j].Offset })
@@ -553,6 +565,44 @@ func (f *File) readRelocations(ef *elf.File) {
 			fn.Relocs = rs[lo:hi:hi]
 		}
 	}
+}
+
+// readRefStarts adds to refStarts the targets of the relocations in data
+// (a RELA section's entries) that name a section symbol.
+func (f *File) readRefStarts(data []byte) {
+	const relaSize = 24
+	if f.refStarts == nil {
+		f.refStarts = map[elf.SectionIndex][]uint64{}
+	}
+	for off := 0; off+relaSize <= len(data); off += relaSize {
+		info := binary.LittleEndian.Uint64(data[off+8:])
+		addend := int64(binary.LittleEndian.Uint64(data[off+16:]))
+		si := int(info >> 32)
+		if si <= 0 || si > len(f.allSyms) || elf.ST_TYPE(f.allSyms[si-1].Info) != elf.STT_SECTION {
+			continue
+		}
+		sym := f.allSyms[si-1]
+		if pcRelative(elf.R_X86_64(info & 0xffffffff)) {
+			addend += 4
+		}
+		f.refStarts[sym.Section] = append(f.refStarts[sym.Section], sym.Value+uint64(addend))
+	}
+}
+
+// nextStart is the first offset after off of section i where an object
+// may start: a symbol's value, a relocation's target (refStarts), or the
+// section's end.
+func (f *File) nextStart(i elf.SectionIndex, off uint64) uint64 {
+	end := f.section(i).size
+	starts := f.refStarts[i]
+	if k, _ := slices.BinarySearch(starts, off+1); k < len(starts) {
+		end = min(end, starts[k])
+	}
+	syms := f.bySect[i]
+	if k := sort.Search(len(syms), func(k int) bool { return syms[k].Value > off }); k < len(syms) {
+		end = min(end, syms[k].Value)
+	}
+	return end
 }
 
 // unrelocated reports whether no relocation patches a byte of
@@ -710,18 +760,21 @@ func (f *File) literalAt(sec elf.SectionIndex, off uint64) (string, bool) {
 	// the compiler puts literals: gcc -O0 puts them all in .rodata (and at
 	// every level those with a NUL inside). clang puts there the
 	// initializers of local arrays ("ab\0cd…" copied or indexed whole),
-	// gcc its constant pools in mergeable sections: named by their first
-	// NUL-terminated bytes, two different blobs with the same start would
-	// be one object on both sides, and a read past that NUL, legitimate
-	// in the blob, would be out of bounds. After the NUL comes another
-	// literal, padding, or the section's end; a literal whose own text
-	// goes on past a NUL ("xy\0\4…", indexed up to its end) does not
-	// pass, though one that goes on in text ("xy\0cd") still would.
+	// gcc its constant pools in mergeable sections, and at -O0 the
+	// initializers it copies with rep movs in .rodata: named by their
+	// first NUL-terminated bytes, two different blobs with the same start
+	// would be one object on both sides, and a read past that NUL,
+	// legitimate in the blob, out of bounds. So the bytes after the NUL,
+	// up to where the next object may start (nextStart: a symbol, a
+	// relocation's target), must be padding: a literal with its own text
+	// past a NUL ("xy\0cd", indexed up to its end) is no literal "xy".
 	if !f.plainLiterals || n == 0 || s.flags&elf.SHF_MERGE != 0 {
 		return "", false
 	}
-	if after := off + uint64(n) + 1; after < uint64(len(s.data)) && s.data[after] != 0 && !textByte(s.data[after]) {
-		return "", false
+	for _, c := range s.data[min(off+uint64(n)+1, uint64(len(s.data))):min(f.nextStart(sec, off+uint64(n)), uint64(len(s.data)))] {
+		if c != 0 {
+			return "", false
+		}
 	}
 	for _, c := range rest[:n] {
 		if !textByte(c) {

@@ -186,9 +186,7 @@ func (s *Solver) Check(ctx context.Context, script string) (status smtlib.Status
 		if ctx.Value(logicFirstKey{}) != nil {
 			// The logic's own solver first, for a moment
 			// (WithLogicSolverFirst).
-			quick, cancel := context.WithTimeout(ctx, quickLogicBudget)
-			st, model, reason, err := s.checkWith(quick, vec, s.mkSolver(logic))
-			cancel()
+			st, model, reason, err := s.checkWithin(ctx, vec, s.mkSolver(logic), quickLogicRlimit)
 			if err != nil || st != smtlib.Unknown || ctx.Err() != nil {
 				return st, model, reason, err
 			}
@@ -205,6 +203,13 @@ func (s *Solver) Check(ctx context.Context, script string) (status smtlib.Status
 
 // checkWith asserts vec into sol (which it takes ownership of) and checks.
 func (s *Solver) checkWith(ctx context.Context, vec C.Z3_ast_vector, sol C.Z3_solver) (status smtlib.Status, model, reason string, err error) {
+	return s.checkWithin(ctx, vec, sol, 0)
+}
+
+// checkWithin is checkWith with Z3's resource limit rlimit on the check
+// (0: none): a count of the solver's steps, not of time, so the answer
+// does not depend on the machine's load.
+func (s *Solver) checkWithin(ctx context.Context, vec C.Z3_ast_vector, sol C.Z3_solver, rlimit uint) (status smtlib.Status, model, reason string, err error) {
 	c := s.ctx
 	if err := s.errOf("mk_solver"); err != nil {
 		return smtlib.Unknown, "", "", err
@@ -220,7 +225,12 @@ func (s *Solver) checkWith(ctx context.Context, vec C.Z3_ast_vector, sol C.Z3_so
 		if ms > 1<<31 {
 			ms = 1 << 31 // Z3's timeout is an unsigned int of milliseconds
 		}
-		if err := s.setTimeout(sol, uint(ms)); err != nil {
+		if err := s.setUint(sol, "timeout", uint(ms)); err != nil {
+			return smtlib.Unknown, "", "", err
+		}
+	}
+	if rlimit > 0 {
+		if err := s.setUint(sol, "rlimit", rlimit); err != nil {
 			return smtlib.Unknown, "", "", err
 		}
 	}
@@ -283,14 +293,19 @@ func (s *Solver) mkSolver(logic string) C.Z3_solver {
 	return C.Z3_mk_solver_for_logic(c, C.Z3_mk_string_symbol(c, cl))
 }
 
-// quickLogicBudget is how long Check lets the logic's own solver try a
-// QF_BV script before blastPipeline's, under WithLogicSolverFirst.
-const quickLogicBudget = 250 * time.Millisecond
+// quickLogicRlimit is how much work Check lets the logic's own solver do
+// on a QF_BV script before blastPipeline's, under WithLogicSolverFirst:
+// Z3 resource units, about a quarter of a second on these machines (6 to 9
+// million a second on the queries measured). It was 250 ms of wall time,
+// which made the answer, and so the model a counterexample run is made
+// from, depend on the load: clang's atoi_dec proved alone and not beside
+// other tests.
+const quickLogicRlimit = 2_000_000
 
 type logicFirstKey struct{}
 
 // WithLogicSolverFirst returns ctx with a mark that makes Check try a
-// QF_BV script with the logic's own solver for quickLogicBudget before
+// QF_BV script with the logic's own solver for quickLogicRlimit before
 // blastPipeline. Neither is better everywhere: on range facts over 64-bit
 // differences (an address outside the frame, given another's; the
 // queries prove's array-free reduction makes) the logic's solver answered
@@ -349,14 +364,15 @@ func setLogic(script string) string {
 	return first.List[1].Atom
 }
 
-func (s *Solver) setTimeout(sol C.Z3_solver, ms uint) error {
+// setUint sets solver parameter name to v ("timeout", "rlimit").
+func (s *Solver) setUint(sol C.Z3_solver, name string, v uint) error {
 	c := s.ctx
 	p := C.Z3_mk_params(c)
 	C.Z3_params_inc_ref(c, p)
 	defer C.Z3_params_dec_ref(c, p)
-	key := C.CString("timeout")
+	key := C.CString(name)
 	defer C.free(unsafe.Pointer(key))
-	C.Z3_params_set_uint(c, p, C.Z3_mk_string_symbol(c, key), C.uint(ms))
+	C.Z3_params_set_uint(c, p, C.Z3_mk_string_symbol(c, key), C.uint(v))
 	C.Z3_solver_set_params(c, sol, p)
 	return s.errOf("solver_set_params")
 }
