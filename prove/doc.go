@@ -49,8 +49,10 @@
 //     vectorized reductions answers in seconds where Z3 4.8.12's own QF_BV
 //     tactic runs for minutes; should it give up, the logic's tactic runs.
 //     The queries made array-free (below) go to the logic's own solver
-//     for 250 ms first (z3.WithLogicSolverFirst): on their range facts
-//     over 64-bit differences it took 0.2 s where the pipeline took 49 s.
+//     first, for 2 million of Z3's resource units (about 250 ms, counted
+//     in steps so that the answer does not depend on the load;
+//     z3.WithLogicSolverFirst): on their range facts over 64-bit
+//     differences it took 0.2 s where the pipeline took 49 s.
 //   - Process runs z3 (-in -smt2), cvc5 (--lang smt2 --produce-models) or
 //     Debian's Boolector 1.5 (--smt2 -m; the script is rewritten to the
 //     older dialect — definitions become lets — and its model translated
