@@ -113,20 +113,7 @@ func analyzeFrameTaint(ft *FrameTaint, edges []TaintEdge) *FrameTaint {
 // storesDerivedOutside reports whether memory m stores a derived value at
 // an address that is not.
 func (ft *FrameTaint) storesDerivedOutside(m ir.Term) bool {
-	b := ft.b
-	for _, t := range b.PostOrder(m) {
-		if b.Op(t) != ir.OpStore || ft.Derived(b.Arg(t, 1)) {
-			continue
-		}
-		v := b.Arg(t, 2)
-		if cv, ok := conditionalStore(b, t); ok {
-			v = cv
-		}
-		if ft.Derived(v) {
-			return true
-		}
-	}
-	return false
+	return ft.storesDerived(m, func(a ir.Term) bool { return !ft.Derived(a) })
 }
 
 // storesDerivedAbove reports whether memory m stores a derived value at
@@ -134,12 +121,18 @@ func (ft *FrameTaint) storesDerivedOutside(m ir.Term) bool {
 // there are the function's to assign), or at a computed frame address,
 // which may be anywhere.
 func (ft *FrameTaint) storesDerivedAbove(m ir.Term) bool {
+	return ft.storesDerived(m, func(a ir.Term) bool {
+		off, ok := FrameOffset(ft.b, ft.rsp0, a)
+		return ft.Derived(a) && !(ok && off < 0)
+	})
+}
+
+// storesDerived reports whether memory m stores a derived value at an
+// address at accepts.
+func (ft *FrameTaint) storesDerived(m ir.Term, at func(a ir.Term) bool) bool {
 	b := ft.b
 	for _, t := range b.PostOrder(m) {
-		if b.Op(t) != ir.OpStore || !ft.Derived(b.Arg(t, 1)) {
-			continue
-		}
-		if off, ok := FrameOffset(b, ft.rsp0, b.Arg(t, 1)); ok && off < 0 {
+		if b.Op(t) != ir.OpStore || !at(b.Arg(t, 1)) {
 			continue
 		}
 		v := b.Arg(t, 2)

@@ -1,7 +1,6 @@
 package pair
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 
@@ -15,15 +14,7 @@ import (
 // touched. The entry edge allocates the frame (rsp−32) and writes A.
 func TestSlotLiveAt(t *testing.T) {
 	b := ir.NewBuilder()
-	state := make([]ir.StateVar, x86.StateLen)
-	for i := range state {
-		so := ir.BVSort(64)
-		if i == x86.StateMem {
-			so = ir.MemSort
-		}
-		state[i] = ir.StateVar{Name: fmt.Sprint("s", i), Var: b.Var(fmt.Sprint("s", i), so)}
-	}
-	g := ir.NewTFG(b, "slots", state)
+	g, state := handTFG(b, "slots")
 	rsp, mem := state[x86.StateGPR0+x86.RSP].Var, state[x86.StateMem].Var
 	off := func(c int64) ir.Term { return b.Add(rsp, b.Const(64, uint64(c))) }
 	// 0 entry, 1 loop head, 2 body, 3 exit.

@@ -14,15 +14,7 @@ import (
 // those after it, unknown.
 func TestStackHeights(t *testing.T) {
 	b := ir.NewBuilder()
-	state := make([]ir.StateVar, x86.StateLen)
-	for i := range state {
-		so := ir.BVSort(64)
-		if i == x86.StateMem {
-			so = ir.MemSort
-		}
-		state[i] = ir.StateVar{Name: fmt.Sprint("s", i), Var: b.Var(fmt.Sprint("s", i), so)}
-	}
-	g := ir.NewTFG(b, "heights", state)
+	g, state := handTFG(b, "heights")
 	rsp := state[x86.StateGPR0+x86.RSP].Var
 	// 0 entry, 1 block, 2 loop head, 3 join of disagreeing paths, 4 after
 	// it, 5 after a loaded rsp, 6 exit.
@@ -57,4 +49,18 @@ func TestStackHeights(t *testing.T) {
 			t.Errorf("node %d: height %d, want %d (all: %v)", n, got[n], h, got)
 		}
 	}
+}
+
+// handTFG is an empty TFG over an x86 state of fresh variables s0, s1, ...,
+// for tests that build their nodes and edges by hand.
+func handTFG(b *ir.Builder, name string) (*ir.TFG, []ir.StateVar) {
+	state := make([]ir.StateVar, x86.StateLen)
+	for i := range state {
+		so := ir.BVSort(64)
+		if i == x86.StateMem {
+			so = ir.MemSort
+		}
+		state[i] = ir.StateVar{Name: fmt.Sprint("s", i), Var: b.Var(fmt.Sprint("s", i), so)}
+	}
+	return ir.NewTFG(b, name, state), state
 }
