@@ -90,6 +90,7 @@ func TestDataRelocs(t *testing.T) {
 const blobsSrc = `
 extern int puts(const char *);
 int hello(void) { return puts("hello, world"); }
+const char *empty(void) { return ""; }
 int esc(int i) { const char *p = "xy\0\4\5\6\7\10\11"; return p[i & 7]; }
 int blob(int i) { const char a[40] = "ab\0cdefghijklmnopqrstuvwxyz0123456789AB"; return a[i % 40]; }
 int text(int i) { const char *p = "xy\0cd"; return p[i & 3]; }
@@ -115,7 +116,7 @@ func TestLiteralsByProducer(t *testing.T) {
 	for _, c := range []struct{ cc, opt string }{{"gcc", "-O0"}, {"gcc", "-O2"}, {"clang-16", "-O0"}, {"clang-16", "-O1"}, {"clang-16", "-O2"}} {
 		f := mustOpen(t, compileSource(t, c.cc, "blobs"+c.opt, blobsSrc, c.opt))
 		literals := map[string]map[string]bool{}
-		for _, name := range []string{"hello", "esc", "blob", "text", "copied"} {
+		for _, name := range []string{"hello", "empty", "esc", "blob", "text", "copied"} {
 			literals[name] = map[string]bool{}
 			for _, r := range fnRefs(mustFunction(t, f, name)) {
 				if r.HasLiteral {
@@ -125,6 +126,9 @@ func TestLiteralsByProducer(t *testing.T) {
 		}
 		if !literals["hello"]["hello, world"] {
 			t.Errorf("%s %s hello: the literal is not named: %v", c.cc, c.opt, literals["hello"])
+		}
+		if !literals["empty"][""] {
+			t.Errorf("%s %s empty: the empty literal is not named: %v", c.cc, c.opt, literals["empty"])
 		}
 		for _, name := range []string{"esc", "blob", "text", "copied"} {
 			if literals[name]["xy"] || literals[name]["ab"] || literals[name]["A"] {

@@ -768,7 +768,9 @@ func (f *File) literalAt(sec elf.SectionIndex, off uint64) (string, bool) {
 	// up to where the next object may start (nextStart: a symbol, a
 	// relocation's target), must be padding: a literal with its own text
 	// past a NUL ("xy\0cd", indexed up to its end) is no literal "xy".
-	if !f.plainLiterals || n == 0 || s.flags&elf.SHF_MERGE != 0 {
+	// The empty literal alike: gcc -O0's "" is a NUL the next literal
+	// follows; an initializer {0, 0, 3, ...} runs on.
+	if !f.plainLiterals || s.flags&elf.SHF_MERGE != 0 {
 		return "", false
 	}
 	for _, c := range s.data[min(off+uint64(n)+1, uint64(len(s.data))):min(f.nextStart(sec, off+uint64(n)), uint64(len(s.data)))] {
