@@ -103,7 +103,7 @@ type File struct {
 	// offset (jump tables, jumptable.go).
 	dataRelocs map[elf.SectionIndex][]Reloc
 	// refStarts are the offsets of each section that relocations of any
-	// section point to through the section's symbol (sorted; a
+	// allocated section point to through the section's symbol (sorted; a
 	// PC-relative field's target taken as its addend plus 4): where the
 	// unnamed objects in it start (literalAt).
 	refStarts map[elf.SectionIndex][]uint64
@@ -526,13 +526,13 @@ func (f *File) readRelocations(ef *elf.File) {
 		}
 		target := elf.SectionIndex(s.Info)
 		tsec := f.section(target)
-		if tsec != nil && tsec.flags&elf.SHF_ALLOC != 0 {
-			f.readRefStarts(f.sections[idx].data)
-		}
-		// Code and read-only data (not debug sections: many entries).
-		if tsec == nil || tsec.flags&elf.SHF_ALLOC == 0 || tsec.flags&elf.SHF_WRITE != 0 {
+		// Allocated sections only (not debug sections: many entries);
+		// all of them tell where objects start (refStarts), those of
+		// code and read-only data are kept.
+		if tsec == nil || tsec.flags&elf.SHF_ALLOC == 0 {
 			continue
 		}
+		kept := tsec.flags&elf.SHF_WRITE == 0
 		data := f.sections[idx].data
 		for off := 0; off+relaSize <= len(data); off += relaSize {
 			rOff := binary.LittleEndian.Uint64(data[off:])
@@ -541,9 +541,14 @@ func (f *File) readRelocations(ef *elf.File) {
 			r := Reloc{Offset: rOff, Type: elf.R_X86_64(info & 0xffffffff), Addend: addend, symIndex: -1}
 			if si := int(info >> 32); si > 0 && si <= len(f.allSyms) {
 				r.symIndex = si - 1
-				r.Symbol = f.elfSymName(r.symIndex)
 			}
-			bySection[target] = append(bySection[target], r)
+			f.addRefStart(r)
+			if kept {
+				if r.symIndex >= 0 {
+					r.Symbol = f.elfSymName(r.symIndex)
+				}
+				bySection[target] = append(bySection[target], r)
+			}
 		}
 	}
 	for _, starts := range f.refStarts {
@@ -567,26 +572,21 @@ func (f *File) readRelocations(ef *elf.File) {
 	}
 }
 
-// readRefStarts adds to refStarts the targets of the relocations in data
-// (a RELA section's entries) that name a section symbol.
-func (f *File) readRefStarts(data []byte) {
-	const relaSize = 24
+// addRefStart adds to refStarts the target of relocation r when it names
+// a section symbol.
+func (f *File) addRefStart(r Reloc) {
+	if r.symIndex < 0 || elf.ST_TYPE(f.allSyms[r.symIndex].Info) != elf.STT_SECTION {
+		return
+	}
 	if f.refStarts == nil {
 		f.refStarts = map[elf.SectionIndex][]uint64{}
 	}
-	for off := 0; off+relaSize <= len(data); off += relaSize {
-		info := binary.LittleEndian.Uint64(data[off+8:])
-		addend := int64(binary.LittleEndian.Uint64(data[off+16:]))
-		si := int(info >> 32)
-		if si <= 0 || si > len(f.allSyms) || elf.ST_TYPE(f.allSyms[si-1].Info) != elf.STT_SECTION {
-			continue
-		}
-		sym := f.allSyms[si-1]
-		if pcRelative(elf.R_X86_64(info & 0xffffffff)) {
-			addend += 4
-		}
-		f.refStarts[sym.Section] = append(f.refStarts[sym.Section], sym.Value+uint64(addend))
+	sym := f.allSyms[r.symIndex]
+	target := sym.Value + uint64(r.Addend)
+	if pcRelative(r.Type) {
+		target += 4
 	}
+	f.refStarts[sym.Section] = append(f.refStarts[sym.Section], target)
 }
 
 // nextStart is the first offset after off of section i where an object

@@ -355,10 +355,7 @@ func (pr *Product) newNode(key pair.NodeKey, samples []sample, slots [2][]pair.S
 // writing it whole.
 func (pr *Product) slotIsLive(side int, n *PNode, s pair.Slot) bool {
 	if pr.slotLive[side] == nil {
-		if pr.heights[side] == nil {
-			pr.heights[side] = pair.StackHeights(pr.sideTFG(side))
-		}
-		pr.slotLive[side] = pair.SlotLiveAt(pr.sideTFG(side), n.slots[side], pr.heights[side])
+		pr.slotLive[side] = pair.SlotLiveAt(pr.sideTFG(side), n.slots[side], pr.sideHeights(side))
 	}
 	anchor := n.Key.Src
 	if side == 1 {
@@ -376,16 +373,21 @@ func (pr *Product) slotIsLive(side int, n *PNode, s pair.Slot) bool {
 	return true
 }
 
-// stackHeight is the stack height of a side's node of key (StackHeights).
-func (pr *Product) stackHeight(side int, key pair.NodeKey) (int64, bool) {
+// sideHeights are a side's stack heights (pair.StackHeights), computed once.
+func (pr *Product) sideHeights(side int) map[ir.NodeID]int64 {
 	if pr.heights[side] == nil {
 		pr.heights[side] = pair.StackHeights(pr.sideTFG(side))
 	}
+	return pr.heights[side]
+}
+
+// stackHeight is the stack height of a side's node of key (StackHeights).
+func (pr *Product) stackHeight(side int, key pair.NodeKey) (int64, bool) {
 	n := key.Src
 	if side == 1 {
 		n = key.Dst
 	}
-	h, ok := pr.heights[side][n]
+	h, ok := pr.sideHeights(side)[n]
 	return h, ok
 }
 
