@@ -40,7 +40,7 @@ import (
 // the enabled models in the function, and the check's time is not up
 // (start is when it began).
 func throughWitness(ctx context.Context, req Request, s prove.Solver, start time.Time, res *Result) {
-	if res.Verdict != Unknown || req.Witness == "" || res.Input != nil || ctx.Err() != nil || strings.HasPrefix(res.Reason, "timeout") {
+	if res.Verdict != Unknown || req.Witness == "" || res.Input != nil || ctx.Err() != nil || !witnessMayHelp(res.Reason) {
 		return
 	}
 	left := time.Duration(0) // no limit
@@ -107,6 +107,23 @@ func throughWitness(ctx context.Context, req Request, s prove.Solver, start time
 	} else {
 		res.Proof = nil
 	}
+}
+
+// witnessMayHelp says whether a check that ended unknown for reason may
+// prove through the witness, whose premises are all it adds: not after a
+// timeout, nor when the pair was refused for what it is (a call model the
+// frame escapes, constants the files may not share, an instruction the
+// lifter lacks), which the witness, the same C at the same level, shares
+// with the source, and the target with itself. Those attempts only cost:
+// gnugo's find_common_libs, refused in a second for an escaped local, ran
+// out of memory proving the source against its sanitizer build.
+func witnessMayHelp(reason string) bool {
+	for _, p := range []string{"timeout", "unsupported:", "read-only-data:"} {
+		if strings.HasPrefix(reason, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // verdictText is a sub-check's outcome in a reason.

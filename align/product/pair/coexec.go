@@ -21,6 +21,13 @@ const (
 	longRunSteps  = 150000
 	shortRunSteps = 4000
 	coRuns        = inputs.CoRuns
+	// maxRunVisits bounds the anchor visits a run keeps, whatever its
+	// steps: each holds a whole state (about 2 KiB, more with the memory's
+	// copied paths), and where every step reaches an anchor (a loop that
+	// calls: each call site is one) 150000 steps on both sides outgrew a
+	// 4 GiB worker before the run ended (lua's propagateall, TSVC's s176:
+	// memout). A TSVC kernel's long run keeps 32003 (LEN 32000).
+	maxRunVisits = 50000
 )
 
 // Co-execution: both lifted functions run on the same concrete entry
@@ -372,7 +379,8 @@ func (p *Pair) registerParams() ([]inputs.RegisterParam, int) {
 	return inputs.RegisterParams(sig)
 }
 
-// execute runs g from the entry on st for at most maxSteps edges,
+// execute runs g from the entry on st for at most maxSteps edges and
+// maxRunVisits anchor visits,
 // recording every arrival at an anchor and every stack store, and with
 // paths the edges taken between arrivals (the target's, which via sets
 // are made of).
@@ -408,6 +416,9 @@ func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, r
 		if anchors[n] {
 			r.Visits = append(r.Visits, Visit{Node: n, State: st, Retreats: retreats, Path: path})
 			path = nil
+			if len(r.Visits) >= maxRunVisits {
+				return r
+			}
 		}
 	}
 	return r

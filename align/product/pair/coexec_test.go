@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"eqc/inputs"
+	"eqc/ir"
+	"eqc/x86"
 )
 
 // Over the first eight co-executions, strings start at every alignment
@@ -96,4 +98,38 @@ func cstrlen(s []byte) int {
 		}
 	}
 	return len(s)
+}
+
+// TestRunVisitsBounded: a run that reaches an anchor at every step (a
+// loop that calls, where each call site is one, and here a loop head
+// that loops on itself) keeps at most maxRunVisits visits, whatever its
+// step bound: the states it keeps are what filled a worker's memory.
+func TestRunVisitsBounded(t *testing.T) {
+	b := ir.NewBuilder()
+	g, state := handTFG(b, "spin")
+	g.AddNode(0, ir.NodeEntry)
+	g.AddNode(1, ir.NodeLoopHead)
+	g.AddNode(2, ir.NodeExit)
+	rax := x86.StateGPR0 + x86.RAX
+	edge := func(from, to ir.NodeID, cond ir.Term) {
+		tr := make([]ir.Term, x86.StateLen)
+		for i := range tr {
+			tr[i] = state[i].Var
+		}
+		tr[rax] = b.Add(state[rax].Var, b.Const(64, 1))
+		g.AddEdge(&ir.Edge{From: from, To: to, Cond: cond, Fault: b.False(), Transfer: tr})
+	}
+	edge(0, 1, b.True())
+	stop := b.Eq(state[rax].Var, b.Const(64, 1<<40))
+	edge(1, 1, b.Not(stop))
+	edge(1, 2, stop)
+	st := make([]ir.Value, x86.StateLen)
+	for i := range st {
+		st[i] = ir.BVValue(ir.NewBV(64, 0))
+	}
+	st[x86.StateMem] = ir.MemValue(ir.NewMem(0))
+	r := execute(g, AnchorSet(g), st, &ir.MapEnv{}, 1<<40, 10*maxRunVisits, false)
+	if len(r.Visits) != maxRunVisits || r.Ended {
+		t.Errorf("%d visits, ended %v; want %d, not ended", len(r.Visits), r.Ended, maxRunVisits)
+	}
 }
