@@ -207,8 +207,9 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 			out.Counterexamples += o.Counterexamples
 			if o.Verdict == Equivalent {
 				o.SMTQueries, o.Counterexamples = out.SMTQueries, out.Counterexamples
-				o.Assumptions = assumptions
-				o.Proof = pr.ProofFile(assumptions, o.Obligations)
+				// The product's own (escaped locals) after the pair's.
+				o.Assumptions = append(append([]string(nil), assumptions...), pr.Assumptions()...)
+				o.Proof = pr.ProofFile(o.Assumptions, o.Obligations)
 				o.Proof.Runs = extra
 				o.Engine, o.PredicatesTried, o.CorrelationsTried = e.Name(), out.PredicatesTried, out.CorrelationsTried
 				o.CandidatesExpanded, o.CandidatesPruned = out.CandidatesExpanded, out.CandidatesPruned

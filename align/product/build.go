@@ -150,6 +150,9 @@ func Build(p *pair.Pair, a pair.Alignment, runs []*pair.CoRun, l Learning) (*Pro
 	if reason := pr.staysAcyclic(); reason != "" {
 		return nil, reason
 	}
+	if reason := pr.findEscapes(); reason != "" {
+		return nil, reason
+	}
 	if p.UsesOBVA() {
 		pr.taint = pr.computeFrameTaint()
 	}

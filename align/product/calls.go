@@ -33,6 +33,9 @@ func (pr *Product) callConvention(from *PNode) *x86.CallConvention {
 	if mem0 == ir.NoTerm {
 		mem0 = pr.p.SrcVar(x86.StateMem)
 	}
+	if pr.esc != nil {
+		return pr.esc.CallConvention(mem0)
+	}
 	return pr.p.CallConvention(mem0)
 }
 
@@ -58,14 +61,14 @@ func (pr *Product) callFrameReason() string {
 				st = from.Dst
 			}
 			sub := pr.stateSubst(pr.sideTFG(side), st)
-			post := simplifyAll(pr.simp, sub.ApplyAll(path.Transfer))
+			post := pr.relocatePost(side, simplifyAll(pr.simp, sub.ApplyAll(path.Transfer)))
 			cc := pr.callConvention(from)
 			if pair.HasCalls(path) {
 				post = cc.RewriteAll(post)
 				// Conditions and faults may call too (a branch on a
 				// result).
-				cc.Rewrite(pr.simp.Simplify(sub.Apply(path.Cond)))
-				cc.Rewrite(pr.simp.Simplify(sub.Apply(path.Fault)))
+				cc.Rewrite(pr.esc.Rewrite(side, pr.simp.Simplify(sub.Apply(path.Cond))))
+				cc.Rewrite(pr.esc.Rewrite(side, pr.simp.Simplify(sub.Apply(path.Fault))))
 				if cc.Err != nil {
 					return "unsupported:calls (" + cc.Err.Error() + ")"
 				}

@@ -62,6 +62,7 @@ func (pr *Product) Prove(ctx context.Context, s prove.Solver, pre ir.Term) *pair
 // as its Invariants. It returns the queries it made and, when the fixpoint
 // could not be reached, why.
 func (pr *Product) houdini(ctx context.Context, s prove.Solver, pre ir.Term) (int, string) {
+	pre = pr.withPremises(pre)
 	cands := make([][]ir.Term, len(pr.Nodes))
 	for _, n := range pr.Nodes {
 		for _, c := range n.Candidates {
@@ -128,6 +129,7 @@ func (pr *Product) post(e *PEdge) func(ir.Term) ir.Term {
 // the from-node's invariants imply the to-node's after the edge.
 func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, inductive bool) *pair.Outcome {
 	b := pr.p.B
+	pre = pr.withPremises(pre)
 	out := &pair.Outcome{Verdict: pair.Unknown, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges)}
 	qctx := ctx      // the queries' context: shorter while a pinned edge is tried
 	var model ir.Env // of the last Sat answer
@@ -156,6 +158,16 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 			}
 		}
 		return false
+	}
+	if len(pr.premises) > 0 {
+		// The escaped locals' premises must hold in some state, or every
+		// obligation would be discharged vacuously.
+		r := s.Check(ctx, prove.Query{B: b, Assertions: []ir.Term{pre}})
+		out.SMTQueries++
+		if r.Status != smtlib.Sat {
+			out.Reason = "inconsistent-assumptions: the precondition and the escaped locals' premises are not satisfiable (" + r.Status.String() + " " + r.Reason + ")"
+			return out
+		}
 	}
 	if entry := pr.Nodes[0]; inductive && len(entry.Invariants) > 0 {
 		if !check("n0: invariants hold at the entry", b.Not(b.And(entry.Invariants...))) {
@@ -334,7 +346,7 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 			// Without a fault (live), both runs end in a call that does
 			// not return (x86/noreturn.go), observable like any call
 			// through the memory it leaves.
-			return check(where+": memory at a call that does not return", append(live, pr.p.MemoryDiffersOutsideStack(e.postS[x86.StateMem], e.postD[x86.StateMem], pr.simp)...)...)
+			return check(where+": memory at a call that does not return", append(live, pr.memoryDiffers(e.postS[x86.StateMem], e.postD[x86.StateMem])...)...)
 		}
 		return pr.exitObligations(e, live, check)
 	}
@@ -377,5 +389,5 @@ func (pr *Product) exitObligations(e *PEdge, live []ir.Term, check func(string, 
 			return false
 		}
 	}
-	return check("exit: memory outside the stack", append(live, pr.p.MemoryDiffersOutsideStack(e.postS[x86.StateMem], e.postD[x86.StateMem], pr.simp)...)...)
+	return check("exit: memory outside the stack", append(live, pr.memoryDiffers(e.postS[x86.StateMem], e.postD[x86.StateMem])...)...)
 }

@@ -43,7 +43,7 @@ func (pr *Product) computeFrameTaint() *ub.FrameTaint {
 			continue
 		}
 		sub := pr.stateSubst(pr.p.Src.TFG, pr.Nodes[e.From].Src)
-		edges = append(edges, pr.taintEdge(0, e, simplifyAll(pr.simp, sub.ApplyAll(e.src.Transfer))))
+		edges = append(edges, pr.taintEdge(0, e, pr.relocatePost(0, simplifyAll(pr.simp, sub.ApplyAll(e.src.Transfer)))))
 	}
 	return ub.AnalyzeFrameTaintOBVA(pr.p.B, pr.rsp0, ir.NoTerm, edges)
 }

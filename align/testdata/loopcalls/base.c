@@ -73,3 +73,27 @@ int findk(const int *p, int n, int k)
 			return i;
 	exit(3);
 }
+
+/* Locals whose addresses a loop hands to callees (align/product/escapes.go):
+   each lives at one block of its own on both sides. */
+extern int next(int *state);
+extern const char *word(int i, unsigned long *len);
+
+int drain(int n)
+{
+	int s = 0, st = n;
+	for (int i = 0; i < n; i++)
+		s += next(&st);
+	return s + st;
+}
+
+unsigned long total(int n)
+{
+	unsigned long sum = 0;
+	for (int i = 0; i < n; i++) {
+		unsigned long len;
+		word(i, &len);
+		sum += len;
+	}
+	return sum;
+}
