@@ -15,8 +15,10 @@ import (
 // may point into the caller's frame", gnugo's find_persistent_cache_entry).
 // A slot is live at an anchor when some path from it reads one of its
 // bytes before writing the whole slot: a read at a constant offset from
-// the stack pointer that no store of the path covers first; a read at a
-// computed address in the frame makes every slot live. Reads through
+// the stack pointer, or from the frame pointer where it has a height
+// (FramePointerHeights: unoptimized code's locals), that no store of the
+// path covers first; a read at an address computed in the frame (either
+// pointer a summand) makes every slot live. Reads through
 // other addresses (not derived from rsp) are not counted: the frame taint
 // takes such reads of the entry's frame as no frame address either.
 
@@ -39,6 +41,8 @@ func SlotLiveAt(g *ir.TFG, slots []Slot, heights map[ir.NodeID]int64) map[ir.Nod
 		}
 		return out
 	}
+	rbp := g.State[x86.StateGPR0+x86.RBP].Var
+	fp := FramePointerHeights(g, heights)
 	steps := map[ir.NodeID][]step{}
 	live := map[ir.NodeID][]bool{}
 	for v := range anchors {
@@ -54,11 +58,15 @@ func SlotLiveAt(g *ir.TFG, slots []Slot, heights map[ir.NodeID]int64) map[ir.Nod
 				continue
 			}
 			sl := slotAccess{b: b, rsp: rsp, h: h, slots: slots, memo: map[ir.Term][]bool{}}
+			if hb, ok := fp[v]; ok {
+				sl.rbp, sl.hb = rbp, hb
+			}
 			roots := append([]ir.Term{e.Cond, e.Fault}, e.Transfer...)
 			for _, c := range e.Calls {
 				roots = append(roots, c.Args...)
 			}
 			st := step{to: w, reads: sl.reads(roots), write: sl.written(e.Transfer[x86.StateMem])}
+
 			steps[v] = append(steps[v], st)
 		}
 	}
@@ -80,21 +88,27 @@ func SlotLiveAt(g *ir.TFG, slots []Slot, heights map[ir.NodeID]int64) map[ir.Nod
 // slotAccess finds the slots one path set reads and writes, over the state
 // at its start: rsp is rsp0+h there.
 type slotAccess struct {
-	b     *ir.Builder
-	rsp   ir.Term
-	h     int64
+	b   *ir.Builder
+	rsp ir.Term
+	h   int64
+	// rbp, when not ir.NoTerm, is the frame pointer, rsp0+hb at the
+	// path's start (FramePointerHeights): unoptimized code's locals.
+	rbp   ir.Term
+	hb    int64
 	slots []Slot
 	memo  map[ir.Term][]bool // written
 }
 
 // offset is address a's offset from the entry rsp, when it is the path's
-// rsp plus a constant.
+// rsp or frame pointer plus a constant.
 func (s *slotAccess) offset(a ir.Term) (int64, bool) {
-	if a == s.rsp {
-		return s.h, true
+	switch base, off := constOffset(s.b, a); {
+	case base == s.rsp:
+		return s.h + off, true
+	case base == s.rbp && s.rbp != ir.NoTerm:
+		return s.hb + off, true
 	}
-	base, off := s.b.BaseOffset(a)
-	return s.h + int64(off), base == s.rsp
+	return 0, false
 }
 
 // reads marks the slots some load among roots' subterms reads from the
@@ -110,7 +124,7 @@ func (s *slotAccess) reads(roots []ir.Term) []bool {
 		a := b.Arg(t, 1)
 		off, ok := s.offset(a)
 		if !ok {
-			if s.mentionsRSP(a) {
+			if s.computedInFrame(a) {
 				for i := range out {
 					out[i] = true // a computed address in the frame
 				}
@@ -129,12 +143,23 @@ func (s *slotAccess) reads(roots []ir.Term) []bool {
 	return out
 }
 
-// mentionsRSP says whether a is computed from the path's rsp.
-func (s *slotAccess) mentionsRSP(a ir.Term) bool {
-	for _, u := range s.b.PostOrder(a) {
-		if u == s.rsp {
-			return true
+// computedInFrame says whether a is computed in the frame: the path's
+// rsp, or its frame pointer when it has a height, is a summand. A value
+// loaded from memory or a callee's result is another address, however
+// it was computed.
+func (s *slotAccess) computedInFrame(a ir.Term) bool {
+	b := s.b
+	switch {
+	case a == s.rsp || a == s.rbp && s.rbp != ir.NoTerm:
+		return true
+	case b.Op(a) == ir.OpAdd:
+		for _, x := range b.Args(a) {
+			if s.computedInFrame(x) {
+				return true
+			}
 		}
+	case b.Op(a) == ir.OpSub:
+		return s.computedInFrame(b.Arg(a, 0))
 	}
 	return false
 }

@@ -84,3 +84,54 @@ func TestSlotLiveAt(t *testing.T) {
 		t.Errorf("a load through rdi reads slots %v", reads)
 	}
 }
+
+// TestSlotLiveAtFramePointer: unoptimized code reaches its locals from
+// rbp (rsp0−8 after its prologue), and its lifted terms say rsp − 8 + c
+// before simplification. A local the loop writes before it reads is dead
+// at the head, one the head's condition reads is live, and a value
+// loaded from a local (a pointer the code keeps there) is no address
+// computed in the frame.
+func TestSlotLiveAtFramePointer(t *testing.T) {
+	b := ir.NewBuilder()
+	g, state := handTFG(b, "fp")
+	rsp, rbp, mem := state[x86.StateGPR0+x86.RSP].Var, state[x86.StateGPR0+x86.RBP].Var, state[x86.StateMem].Var
+	c := func(v int64) ir.Term { return b.Const(64, uint64(v)) }
+	fpAt := func(off int64) ir.Term { return b.Add(rbp, c(off)) }
+	for i, k := range []ir.NodeKind{ir.NodeEntry, ir.NodeLoopHead, ir.NodeBlock, ir.NodeExit} {
+		g.AddNode(uint64(i), k)
+	}
+	edge := func(from, to ir.NodeID, cond ir.Term, set map[int]ir.Term) {
+		tr := make([]ir.Term, x86.StateLen)
+		for i := range tr {
+			tr[i] = state[i].Var
+		}
+		for i, v := range set {
+			tr[i] = v
+		}
+		g.AddEdge(&ir.Edge{From: from, To: to, Cond: cond, Fault: b.False(), Transfer: tr})
+	}
+	rax := x86.StateGPR0 + x86.RAX
+	// Slots: P (a pointer) rbp−0x20, X rbp−0x18, N rbp−0xc/4, the saved rbp.
+	slots := []Slot{{Off: -0x28, Size: 8}, {Off: -0x20, Size: 8}, {Off: -0x14, Size: 4}, {Off: -8, Size: 8}}
+	const P, X, N = 0, 1, 2
+	// The prologue: push rbp; mov rsp, rbp; sub $0x20, rsp; N = edi.
+	pushed := b.Store(mem, b.Sub(rsp, c(8)), 8, rbp)
+	edge(0, 1, b.True(), map[int]ir.Term{
+		x86.StateGPR0 + x86.RBP: b.Sub(rsp, c(8)),
+		x86.StateGPR0 + x86.RSP: b.Sub(rsp, c(0x28)),
+		x86.StateMem:            b.Store(pushed, b.Add(b.Sub(rsp, c(8)), c(-0xc)), 4, b.Extract(state[x86.StateGPR0+x86.RDI].Var, 31, 0)),
+	})
+	goOn := b.Not(b.Eq(b.Select(mem, fpAt(-0xc), 4), b.Const(32, 0)))
+	// The body writes X, then reads it, and reads through the pointer P.
+	wrote := b.Store(mem, fpAt(-0x18), 8, state[rax].Var)
+	edge(1, 2, goOn, map[int]ir.Term{x86.StateMem: wrote, rax: b.Add(b.Select(wrote, fpAt(-0x18), 8), b.Select(mem, b.Select(mem, fpAt(-0x20), 8), 8))})
+	edge(2, 1, b.True(), map[int]ir.Term{})
+	edge(1, 3, b.Not(goOn), map[int]ir.Term{x86.StateGPR0 + x86.RSP: b.Add(rsp, c(0x28))})
+	live := SlotLiveAt(g, slots, StackHeights(g))
+	if l := live[1]; l[X] || !l[N] || !l[P] {
+		t.Errorf("head: live %v; want X dead, N and P live (P, X, N, saved rbp)", l)
+	}
+	if fp := FramePointerHeights(g, StackHeights(g)); fp[1] != -8 || fp[2] != -8 {
+		t.Errorf("frame pointer heights %v, want −8 at the head and the body", fp)
+	}
+}
