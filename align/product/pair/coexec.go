@@ -129,10 +129,9 @@ func (e *hashEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 	return ir.ValueFromHash(f.Result, e.hash(f.Name, e.argWords(args, ir.Value{})...)), true
 }
 
-// argWords are the words of a callee's argument values a result's hash
-// takes: the addresses of the caller's locals (g(&x)), which lie just
-// above the stack pointer at the call, sp (when given), count as one
-// value, since the two builds' frames differ.
+// argWords are the words of argument values a result's hash takes. With
+// sp, the stack pointer at a call, an address in the caller's frame just
+// above it (g(&x)) counts as one value: the two builds' frames differ.
 func (e *hashEnv) argWords(args []ir.Value, sp ir.Value) []uint64 {
 	frame := func(uint64) bool { return false }
 	if sp.Sort().Kind == ir.KindBV {
@@ -426,10 +425,9 @@ func (p *Pair) registerParams() ([]inputs.RegisterParam, int) {
 }
 
 // execute runs g from the entry on st for at most maxSteps edges and
-// maxRunVisits anchor visits,
-// recording every arrival at an anchor and every stack store, and with
-// paths the edges taken between arrivals (the target's, which via sets
-// are made of).
+// maxRunVisits anchor visits, recording every arrival at an anchor and
+// every stack store, and with paths the edges taken between arrivals (the
+// target's, which via sets are made of).
 func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, rsp0 uint64, maxSteps int, paths bool) *Run {
 	r := &Run{stackStores: map[[2]int64]bool{}}
 	defer r.count()

@@ -21,16 +21,7 @@ func TestSlotLiveAt(t *testing.T) {
 	for i, k := range []ir.NodeKind{ir.NodeEntry, ir.NodeLoopHead, ir.NodeBlock, ir.NodeExit} {
 		g.AddNode(uint64(i), k)
 	}
-	edge := func(from, to ir.NodeID, cond ir.Term, set map[int]ir.Term) {
-		tr := make([]ir.Term, x86.StateLen)
-		for i := range tr {
-			tr[i] = state[i].Var
-		}
-		for i, v := range set {
-			tr[i] = v
-		}
-		g.AddEdge(&ir.Edge{From: from, To: to, Cond: cond, Fault: b.False(), Transfer: tr})
-	}
+	edge := handEdge(b, g, state)
 	rax, rdi := x86.StateGPR0+x86.RAX, x86.StateGPR0+x86.RDI
 	// Slots, from the entry rsp: A −16, B −24, C −32/4, D −40.
 	slots := []Slot{{Off: -40, Size: 8}, {Off: -32, Size: 4}, {Off: -24, Size: 8}, {Off: -16, Size: 8}}
@@ -100,16 +91,7 @@ func TestSlotLiveAtFramePointer(t *testing.T) {
 	for i, k := range []ir.NodeKind{ir.NodeEntry, ir.NodeLoopHead, ir.NodeBlock, ir.NodeExit} {
 		g.AddNode(uint64(i), k)
 	}
-	edge := func(from, to ir.NodeID, cond ir.Term, set map[int]ir.Term) {
-		tr := make([]ir.Term, x86.StateLen)
-		for i := range tr {
-			tr[i] = state[i].Var
-		}
-		for i, v := range set {
-			tr[i] = v
-		}
-		g.AddEdge(&ir.Edge{From: from, To: to, Cond: cond, Fault: b.False(), Transfer: tr})
-	}
+	edge := handEdge(b, g, state)
 	rax := x86.StateGPR0 + x86.RAX
 	// Slots: P (a pointer) rbp−0x20, X rbp−0x18, N rbp−0xc/4, the saved rbp.
 	slots := []Slot{{Off: -0x28, Size: 8}, {Off: -0x20, Size: 8}, {Off: -0x14, Size: 4}, {Off: -8, Size: 8}}

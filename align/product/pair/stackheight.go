@@ -15,44 +15,11 @@ import (
 // a loop the runs never leave), and like every definition it is an
 // obligation of the product, never an assumption.
 func StackHeights(g *ir.TFG) map[ir.NodeID]int64 {
-	b := g.B
 	rsp := g.State[x86.StateGPR0+x86.RSP].Var
-	const unknown = int64(1) << 62
-	height := map[ir.NodeID]int64{g.Entry: 0}
-	work := []ir.NodeID{g.Entry}
-	for len(work) > 0 {
-		n := work[len(work)-1]
-		work = work[:len(work)-1]
-		h := height[n]
-		for _, e := range g.Out(n) {
-			next := unknown
-			if h != unknown && e.Transfer != nil {
-				t := e.Transfer[x86.StateGPR0+x86.RSP]
-				if g.Simplifier != nil {
-					t = g.Simplifier.Simplify(t)
-				}
-				if base, off := constOffset(b, t); base == rsp {
-					next = h + off
-				}
-			}
-			old, seen := height[e.To]
-			switch {
-			case !seen:
-				height[e.To] = next
-			case old != next && old != unknown:
-				height[e.To] = unknown
-			default:
-				continue
-			}
-			work = append(work, e.To)
-		}
-	}
-	for n, h := range height {
-		if h == unknown {
-			delete(height, n)
-		}
-	}
-	return height
+	return forwardHeights(g, 0, func(e *ir.Edge, h int64) (int64, bool) {
+		base, off := registerAfter(g, e, x86.RSP)
+		return h + off, base == rsp && h != unknownHeight
+	})
 }
 
 // FramePointerHeights is each node's rbp as an offset from the entry rsp,
@@ -63,37 +30,45 @@ func StackHeights(g *ir.TFG) map[ir.NodeID]int64 {
 // height (heights) is known: unoptimized code's mov %rsp,%rbp after its
 // push, rbp = rsp0−8 from there on. Its locals are rbp's offsets.
 func FramePointerHeights(g *ir.TFG, heights map[ir.NodeID]int64) map[ir.NodeID]int64 {
-	b := g.B
-	rsp := g.State[x86.StateGPR0+x86.RSP].Var
-	rbp := g.State[x86.StateGPR0+x86.RBP].Var
-	const unknown = int64(1) << 62
-	height := map[ir.NodeID]int64{g.Entry: unknown}
+	rsp, rbp := g.State[x86.StateGPR0+x86.RSP].Var, g.State[x86.StateGPR0+x86.RBP].Var
+	return forwardHeights(g, unknownHeight, func(e *ir.Edge, h int64) (int64, bool) {
+		base, off := registerAfter(g, e, x86.RBP)
+		if hs, ok := heights[e.From]; ok && base == rsp {
+			return hs + off, true
+		}
+		return h + off, base == rbp && h != unknownHeight
+	})
+}
+
+// unknownHeight is a height forwardHeights does not know.
+const unknownHeight = int64(1) << 62
+
+// forwardHeights is the forward dataflow of the height analyses: the
+// entry's height is entry (unknownHeight for none), an edge gives its
+// to-node the height step returns from the from-node's (h, maybe
+// unknownHeight) when step says it knows one, else none, and a node two
+// paths give different heights has none. Nodes without a height are left
+// out.
+func forwardHeights(g *ir.TFG, entry int64, step func(e *ir.Edge, h int64) (int64, bool)) map[ir.NodeID]int64 {
+	height := map[ir.NodeID]int64{g.Entry: entry}
 	work := []ir.NodeID{g.Entry}
 	for len(work) > 0 {
 		n := work[len(work)-1]
 		work = work[:len(work)-1]
 		h := height[n]
-		hs, hsKnown := heights[n]
 		for _, e := range g.Out(n) {
-			next := unknown
+			next := unknownHeight
 			if e.Transfer != nil {
-				t := e.Transfer[x86.StateGPR0+x86.RBP]
-				if g.Simplifier != nil {
-					t = g.Simplifier.Simplify(t)
-				}
-				switch base, off := constOffset(b, t); {
-				case base == rbp && h != unknown:
-					next = h + off
-				case base == rsp && hsKnown:
-					next = hs + off
+				if v, ok := step(e, h); ok {
+					next = v
 				}
 			}
 			old, seen := height[e.To]
 			switch {
 			case !seen:
 				height[e.To] = next
-			case old != next && old != unknown:
-				height[e.To] = unknown
+			case old != next && old != unknownHeight:
+				height[e.To] = unknownHeight
 			default:
 				continue
 			}
@@ -101,11 +76,21 @@ func FramePointerHeights(g *ir.TFG, heights map[ir.NodeID]int64) map[ir.NodeID]i
 		}
 	}
 	for n, h := range height {
-		if h == unknown {
+		if h == unknownHeight {
 			delete(height, n)
 		}
 	}
 	return height
+}
+
+// registerAfter is general register reg (x86.RSP, x86.RBP) after edge
+// e, simplified, as a base plus a constant.
+func registerAfter(g *ir.TFG, e *ir.Edge, reg int) (ir.Term, int64) {
+	t := e.Transfer[x86.StateGPR0+reg]
+	if g.Simplifier != nil {
+		t = g.Simplifier.Simplify(t)
+	}
+	return constOffset(g.B, t)
 }
 
 // constOffset splits a into a base plus a constant, through additions and

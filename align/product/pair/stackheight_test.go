@@ -64,3 +64,18 @@ func handTFG(b *ir.Builder, name string) (*ir.TFG, []ir.StateVar) {
 	}
 	return ir.NewTFG(b, name, state), state
 }
+
+// handEdge adds edges to a hand-built TFG: from, to, the condition, and
+// the state components the edge sets (the others keep their values).
+func handEdge(b *ir.Builder, g *ir.TFG, state []ir.StateVar) func(from, to ir.NodeID, cond ir.Term, set map[int]ir.Term) {
+	return func(from, to ir.NodeID, cond ir.Term, set map[int]ir.Term) {
+		tr := make([]ir.Term, x86.StateLen)
+		for i := range tr {
+			tr[i] = state[i].Var
+		}
+		for i, v := range set {
+			tr[i] = v
+		}
+		g.AddEdge(&ir.Edge{From: from, To: to, Cond: cond, Fault: b.False(), Transfer: tr})
+	}
+}
