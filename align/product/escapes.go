@@ -31,8 +31,9 @@ import (
 
 // findEscapes pairs the locals the two sides pass to callees on each of
 // the product's edges (the two sides of one edge make the same calls in
-// the same order, or no proof can pair them) and, when there are some, drops their slots from the
-// nodes; why it cannot ("" when it can, or when none escapes).
+// the same order, or no proof can pair them) and, when there are some,
+// drops their slots from the nodes; why it cannot ("" when it can, or
+// when none escapes).
 func (pr *Product) findEscapes() string {
 	var groups [][2][]ir.Term
 	for _, e := range pr.Edges {
@@ -98,15 +99,7 @@ func (pr *Product) dropEscapedSlots(n *PNode) {
 		comps = append(comps, c)
 	}
 	n.comps = comps
-	for _, c := range n.comps {
-		if c.state >= 0 {
-			if c.side == 0 {
-				n.Src[c.state] = c.term
-			} else {
-				n.Dst[c.state] = c.term
-			}
-		}
-	}
+	pr.setStates(n)
 	for side := range 2 {
 		var kept []pair.Slot
 		for _, s := range n.slots[side] {
@@ -116,13 +109,6 @@ func (pr *Product) dropEscapedSlots(n *PNode) {
 		}
 		n.slots[side] = kept
 	}
-	mems := [2]ir.Term{n.mem, n.mem}
-	for _, c := range n.comps {
-		if c.state < 0 {
-			mems[c.side] = b.Store(mems[c.side], pr.slotAddr(c.slot), uint32(c.slot.Size), c.term)
-		}
-	}
-	n.Src[x86.StateMem], n.Dst[x86.StateMem] = mems[0], mems[1]
 	var cands []Candidate
 	for _, c := range n.Candidates {
 		mentions := false

@@ -335,6 +335,15 @@ func (pr *Product) newNode(key pair.NodeKey, samples []sample, slots [2][]pair.S
 			n.varComp[c.term] = c
 		}
 	}
+	pr.setStates(n)
+	_ = p
+	pr.add(n)
+	return n
+}
+
+// setStates sets n's two states from its components: the registers and
+// flags, and each side's memory, the shared memory under its slots.
+func (pr *Product) setStates(n *PNode) {
 	n.Src = make([]ir.Term, x86.StateLen)
 	n.Dst = make([]ir.Term, x86.StateLen)
 	mems := [2]ir.Term{n.mem, n.mem}
@@ -347,12 +356,9 @@ func (pr *Product) newNode(key pair.NodeKey, samples []sample, slots [2][]pair.S
 			(*st)[c.state] = c.term
 			continue
 		}
-		mems[c.side] = b.Store(mems[c.side], pr.slotAddr(c.slot), uint32(c.slot.Size), c.term)
+		mems[c.side] = pr.p.B.Store(mems[c.side], pr.slotAddr(c.slot), uint32(c.slot.Size), c.term)
 	}
 	n.Src[x86.StateMem], n.Dst[x86.StateMem] = mems[0], mems[1]
-	_ = p
-	pr.add(n)
-	return n
 }
 
 // slotIsLive says whether slot s of a side is live at node n's anchor on
