@@ -55,20 +55,15 @@ func (pr *Product) callFrameReason() string {
 				continue
 			}
 			calling = calling || pair.HasCalls(path)
-			from := pr.Nodes[e.From]
-			st := from.Src
-			if side == 1 {
-				st = from.Dst
-			}
-			sub := pr.stateSubst(pr.sideTFG(side), st)
-			post := pr.relocatePost(side, simplifyAll(pr.simp, sub.ApplyAll(path.Transfer)))
-			cc := pr.callConvention(from)
+			cond, fault, post := pr.sideTerms(side, e)
+			post = pr.relocatePost(side, post)
+			cc := pr.callConvention(pr.Nodes[e.From])
 			if pair.HasCalls(path) {
 				post = cc.RewriteAll(post)
 				// Conditions and faults may call too (a branch on a
 				// result).
-				cc.Rewrite(pr.esc.Rewrite(side, pr.simp.Simplify(sub.Apply(path.Cond))))
-				cc.Rewrite(pr.esc.Rewrite(side, pr.simp.Simplify(sub.Apply(path.Fault))))
+				cc.Rewrite(pr.esc.Rewrite(side, cond))
+				cc.Rewrite(pr.esc.Rewrite(side, fault))
 				if cc.Err != nil {
 					return "unsupported:calls (" + cc.Err.Error() + ")"
 				}

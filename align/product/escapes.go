@@ -41,15 +41,10 @@ func (pr *Product) findEscapes() string {
 			// An edge the target cannot take pairs nothing.
 			continue
 		}
-		from := pr.Nodes[e.From]
 		var roots [2][]ir.Term
-		for side, path := range []*ir.Edge{e.src, e.dst} {
-			st := from.Src
-			if side == 1 {
-				st = from.Dst
-			}
-			sub := pr.stateSubst(pr.sideTFG(side), st)
-			roots[side] = append(simplifyAll(pr.simp, sub.ApplyAll(path.Transfer)), pr.simp.Simplify(sub.Apply(path.Cond)), pr.simp.Simplify(sub.Apply(path.Fault)))
+		for side := range 2 {
+			cond, fault, post := pr.sideTerms(side, e)
+			roots[side] = append(post, cond, fault)
 		}
 		groups = append(groups, roots)
 	}
@@ -123,6 +118,18 @@ func (pr *Product) dropEscapedSlots(n *PNode) {
 		}
 	}
 	n.Candidates = cands
+}
+
+// sideTerms are side's path condition, fault and post-state along e, over
+// e's from-node, simplified (as the path sets give them: not relocated,
+// calls in the lifter's form).
+func (pr *Product) sideTerms(side int, e *PEdge) (cond, fault ir.Term, post []ir.Term) {
+	path, st := e.src, pr.Nodes[e.From].Src
+	if side == 1 {
+		path, st = e.dst, pr.Nodes[e.From].Dst
+	}
+	sub := pr.stateSubst(pr.sideTFG(side), st)
+	return pr.simp.Simplify(sub.Apply(path.Cond)), pr.simp.Simplify(sub.Apply(path.Fault)), simplifyAll(pr.simp, sub.ApplyAll(path.Transfer))
 }
 
 // relocatePost is a side's post-state with the escaped locals moved,

@@ -42,8 +42,8 @@ func (pr *Product) computeFrameTaint() *ub.FrameTaint {
 		if e.Infeasible || e.src == nil {
 			continue
 		}
-		sub := pr.stateSubst(pr.p.Src.TFG, pr.Nodes[e.From].Src)
-		edges = append(edges, pr.taintEdge(0, e, pr.relocatePost(0, simplifyAll(pr.simp, sub.ApplyAll(e.src.Transfer)))))
+		_, _, post := pr.sideTerms(0, e)
+		edges = append(edges, pr.taintEdge(0, e, pr.relocatePost(0, post)))
 	}
 	return ub.AnalyzeFrameTaintOBVA(pr.p.B, pr.rsp0, ir.NoTerm, edges)
 }

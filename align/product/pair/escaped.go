@@ -75,7 +75,8 @@ type escapeSite struct {
 	calls  int // calls on the longest chain before it
 }
 
-// EscapeError says why escaped locals could not be relocated.
+// EscapeError says why escaped locals could not be paired (the
+// relocation itself never fails).
 type EscapeError struct{ Why string }
 
 func (e *EscapeError) Error() string { return "escaped local: " + e.Why }
@@ -588,11 +589,8 @@ func (x *Escapes) Premises() ([]ir.Term, []string) {
 }
 
 // CallConvention is the calling convention's model with the blocks
-// outside the stack region, like the globals.
+// outside the stack region, like the globals (x not nil).
 func (x *Escapes) CallConvention(mem0 ir.Term) *x86.CallConvention {
-	if x == nil {
-		return nil
-	}
 	return x.p.callConvention(mem0, x.es)
 }
 
@@ -606,7 +604,8 @@ func (x *Escapes) InSlot(side int, off int64, n uint32) bool {
 }
 
 // MemoryDiffersOutside is Pair.MemoryDiffersOutsideStack with the blocks
-// left out too: the locals are dead once the function returns.
+// left out too: the locals are dead once the function returns (x not
+// nil).
 func (x *Escapes) MemoryDiffersOutside(ms, md ir.Term, simp *ir.Simplifier) []ir.Term {
 	return x.p.memoryDiffersOutside(ms, md, x.es, simp)
 }
