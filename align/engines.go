@@ -70,7 +70,7 @@ const maxAlignments = 4
 // outcome hands up to maxCexInputs of the models' inputs to a real run
 // (pair/cexruns.go).
 const (
-	maxCexRounds       = 2
+	maxCexRounds       = 3
 	maxCexRunsPerRound = 2
 	maxCexInputs       = 8 // the inputs an outcome hands a real run
 )
@@ -233,9 +233,9 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 		// The products failed: their counterexamples' inputs are worth a
 		// real run (check.go), and the first few join the co-executions
 		// for another round of correlation (pair/cexruns.go). The first
-		// round does so only for a model that takes a target edge no
-		// run took: the seeded runs' other failures are not for want of
-		// runs, and another round would mostly repeat them (on a pair
+		// round does so only for a model that takes a target edge, or a
+		// path between anchors, no run took: the seeded runs' other
+		// failures are not for want of runs, and another round would mostly repeat them (on a pair
 		// that fails anyway, at a cost). After that, a few runs are
 		// all that reach the new paths, and any failure's model adds to
 		// what the next round learns from (atoi_dec: one string of
@@ -252,18 +252,23 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 			if len(out.Inputs) < maxCexInputs {
 				out.Inputs = append(out.Inputs, r)
 			}
-			if round == maxCexRounds || added == maxCexRunsPerRound || round == 0 && !uncovered[k] {
+			if round == maxCexRounds || added == maxCexRunsPerRound {
+				continue
+			}
+			r.Seed = pair.ExtraRunSeed(len(extra))
+			cr := p.CoExecuteExtra(r)
+			if round == 0 && !uncovered[k] && !pair.TakesNewTargetPath(runs, cr) {
 				continue
 			}
 			// Twice, from two seeds: the stack, the globals and the
 			// arrays elsewhere, so that what is learned from the new
 			// paths is not one run's coincidence (a loaded byte a fixed
 			// distance from the stack pointer).
-			for range 2 {
-				r.Seed = pair.ExtraRunSeed(len(extra))
-				runs = append(runs[:len(runs):len(runs)], p.CoExecuteExtra(r))
-				extra = append(extra, r)
-			}
+			runs = append(runs[:len(runs):len(runs)], cr)
+			extra = append(extra, r)
+			r.Seed = pair.ExtraRunSeed(len(extra))
+			runs = append(runs, p.CoExecuteExtra(r))
+			extra = append(extra, r)
 			added++
 		}
 		if added == 0 || ctx.Err() != nil {

@@ -140,13 +140,25 @@ func bestFirst(ctx context.Context, p *pair.Pair, runs []*pair.CoRun, limit int)
 		if pair.Debug {
 			fmt.Fprintf(os.Stderr, "eqc: ceg: expand depth %d rank %+v %s\n", best.depth, best.rank, pair.SpecsKey(best.specs))
 		}
-		for _, c := range rankCandidates(runs[best.run], best.missing, best.specs) {
-			next := make(map[pair.EdgeKey]pair.SrcSpec, len(best.specs)+1)
-			for k, v := range best.specs {
-				next[k] = v
+		m := best.missing
+		split := len(pair.ViaKeys(best.specs, m.Key.From, m.Key.DstTo)) > 0
+		for _, c := range rankCandidates(runs[best.run], m, best.specs) {
+			with := func(k pair.EdgeKey) *partial {
+				next := make(map[pair.EdgeKey]pair.SrcSpec, len(best.specs)+1)
+				for k, v := range best.specs {
+					next[k] = v
+				}
+				next[k] = c
+				return evaluate(next, best.depth+1)
 			}
-			next[best.missing.Key] = c
-			if child := evaluate(next, best.depth+1); child != nil {
+			var child *partial
+			if !split {
+				child = with(m.Key)
+			}
+			if child == nil && len(m.Path) > 0 {
+				child = with(viaKey(m))
+			}
+			if child != nil {
 				heap.Push(f, child)
 			} else {
 				st.Pruned++
@@ -154,6 +166,24 @@ func bestFirst(ctx context.Context, p *pair.Pair, runs []*pair.CoRun, limit int)
 		}
 	}
 	return out, st
+}
+
+// viaKey is the key of missing step m restricted to the target's path m
+// took: a step whose paths pair with different source path sets (clang
+// peels an odd count's element before a two-at-a-time epilogue: the odd
+// entry pairs with one source pass more than the even one) is split by
+// path when the runs rule out one path set for all of its paths. Between
+// two anchors a path is acyclic, so no other path takes only its edges;
+// once a step is split, its other paths get keys of their own (and those
+// no run took, product.Build's infeasible rest).
+func viaKey(m *pair.MissingStep) pair.EdgeKey {
+	ids := map[int]bool{}
+	for _, id := range m.Path {
+		ids[id] = true
+	}
+	k := m.Key
+	k.Via = pair.ViaString(ids)
+	return k
 }
 
 // ranker computes promises: it knows each side's live components per

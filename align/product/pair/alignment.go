@@ -154,6 +154,7 @@ type MissingStep struct {
 	Key   EdgeKey
 	S, D  int
 	Specs []SrcSpec
+	Path  []int // the target's path of the step (edge IDs)
 }
 
 // Walk follows co-execution cr under specs. It returns the aligned pairs;
@@ -192,7 +193,7 @@ func (p *Pair) walk(cr *CoRun, specs map[EdgeKey]SrcSpec, heap, fit bool) (pairs
 		from := NodeKey{S[si].Node, D[j].Node}
 		ek, spec, have := stepSpec(specs, from, D[j+1].Node, D[j+1].Path)
 		if !have && !fit {
-			return pairs, &MissingStep{Key: ek, S: si, D: j + 1}, true
+			return pairs, &MissingStep{Key: ek, S: si, D: j + 1, Path: D[j+1].Path}, true
 		}
 		if !have {
 			fit := p.fittingSpecs(cr, si, j+1)
@@ -202,7 +203,7 @@ func (p *Pair) walk(cr *CoRun, specs map[EdgeKey]SrcSpec, heap, fit bool) (pairs
 				}
 				return nil, nil, false
 			}
-			return pairs, &MissingStep{Key: ek, S: si, D: j + 1, Specs: fit}, true
+			return pairs, &MissingStep{Key: ek, S: si, D: j + 1, Specs: fit, Path: D[j+1].Path}, true
 		}
 		// Follow the spec along the source run.
 		next, arrivals := -1, 0

@@ -2,6 +2,7 @@ package pair
 
 import (
 	"encoding/hex"
+	"fmt"
 
 	"eqc/inputs"
 	"eqc/ir"
@@ -126,4 +127,32 @@ func modelPointee(mem *ir.Mem, a uint64) []byte {
 // round, took the memory cap (stencil3, clang-16).
 func (p *Pair) CoExecuteExtra(r prove.ExtraRun) *CoRun {
 	return p.coExecute(r.Seed, shortRunSteps, &r)
+}
+
+// TakesNewTargetPath says whether cr's target run takes, between two
+// anchors, a path no run of runs took. A product that failed on a model
+// whose input does so failed for want of runs (clang's s162: the seeded
+// runs all peel an odd count before the two-at-a-time epilogue, so no
+// alignment pairs the even entry to it with its own number of source
+// passes), and the model's co-execution is worth another round.
+func TakesNewTargetPath(runs []*CoRun, cr *CoRun) bool {
+	type step struct {
+		from ir.NodeID
+		path string
+	}
+	key := func(r *Run, i int) step {
+		return step{r.Visits[i-1].Node, fmt.Sprint(r.Visits[i].Path)}
+	}
+	seen := map[step]bool{}
+	for _, c := range runs {
+		for i := 1; i < len(c.Dst.Visits); i++ {
+			seen[key(c.Dst, i)] = true
+		}
+	}
+	for i := 1; i < len(cr.Dst.Visits); i++ {
+		if !seen[key(cr.Dst, i)] {
+			return true
+		}
+	}
+	return false
 }
