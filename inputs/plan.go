@@ -37,6 +37,13 @@ const (
 	// four (integers and floats as FillSmall): numbers to parse, words to
 	// scan.
 	FillText
+	// FillModerate: integers wider than a byte at random in -2048..2047
+	// (bytes and floats as FillRandom): distinct values of both signs
+	// whose sums and products of two stay far from overflowing, for a
+	// source that traps on signed overflow (a sanitizer build: on random
+	// 32-bit elements its first addition traps, and the run shows nothing
+	// of the loop).
+	FillModerate
 )
 
 // TextBytes are what text inputs are made of: half digits, with letters,
@@ -103,6 +110,14 @@ func Fill(rng *rand.Rand, size int, e Elem, kind FillKind) []byte {
 			v = rng.Uint64()
 			if float {
 				v = Finite(v, es)
+			}
+		case FillModerate:
+			v = rng.Uint64()
+			switch {
+			case float:
+				v = Finite(v, es)
+			case es > 1:
+				v = uint64(int64(rng.Intn(4096) - 2048))
 			}
 		case FillText:
 			if e.Char {

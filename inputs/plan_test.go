@@ -12,7 +12,7 @@ import (
 func TestFill(t *testing.T) {
 	elems := []Elem{{Size: 4}, {Size: 1, Char: true}, {Size: 8, Float: true}, {Size: 4, Float: true}, {Size: 8, Pointer: true}, {Size: 12}}
 	for _, e := range elems {
-		for kind := FillRandom; kind <= FillText; kind++ {
+		for kind := FillRandom; kind <= FillModerate; kind++ {
 			data := Fill(PlanRand(int(kind)), 96, e, kind)
 			if len(data) != 96 {
 				t.Fatalf("%+v kind %d: %d bytes", e, kind, len(data))
@@ -56,6 +56,8 @@ func TestFill(t *testing.T) {
 					bad = x < 0 || x > 15 || e.Float && x > 7.5 || x*2 != math.Trunc(x*2)
 				case FillSorted:
 					bad = i > 0 && x < prev || x*2 != math.Trunc(x*2)
+				case FillModerate:
+					bad = !e.Float && u > 1 && (x < -2048 || x > 2047)
 				case FillText:
 					if e.Char {
 						bad = !strings.ContainsRune(TextBytes, rune(x)) || i%4 != 2 && (x < '0' || x > '9')
