@@ -42,7 +42,7 @@ func TestUBModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	mutants := readMutants(t, "testdata/ub/mutants.txt", string(base))
-	proved := []string{"get", "set", "field", "setfield", "idx", "swap", "twice"}
+	proved := []string{"get", "set", "field", "setfield", "idx", "swap", "twice", "first_or", "key_or", "set_checked"}
 	for _, cc := range compilers {
 		t.Run(cc, func(t *testing.T) {
 			t.Parallel()
@@ -66,6 +66,11 @@ func TestUBModels(t *testing.T) {
 				}
 				if res := checkUB(objs["O0"], objs[lvl], "twice", "all,-obva"); res.Verdict == Equivalent {
 					t.Errorf("%s %s twice --ub all,-obva: equivalent; GA[i] may be GB[0]", cc, lvl)
+				}
+				for _, fn := range []string{"first_or", "key_or", "set_checked"} {
+					if res := checkUB(objs["O0"], objs[lvl], fn, "all,-null"); res.Verdict != Unknown {
+						t.Errorf("%s %s %s --ub all,-null: %s (%s), want unknown: the deleted check differs only on a null pointer", cc, lvl, fn, res.Verdict, res.Reason)
+					}
 				}
 				for _, fn := range []string{"inc_gt", "mul_div"} {
 					res := checkUB(objs["O0"], objs[lvl], fn, "all")

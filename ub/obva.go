@@ -87,6 +87,18 @@ func OBVAMisses(in OBVAInput, misses Misses) []ir.Term {
 }
 
 func obvaHypotheses(in OBVAInput, misses Misses) []ir.Term {
+	lo := in.Simp.Simplify(in.B.Sub(in.Rsp0, in.B.Const(64, StackLimit)))
+	return eachBlock(in, func(from, at *ir.Substituter, prefix, next *ir.Edge) (ir.Term, bool) {
+		return blockHypothesis(in, from, at, prefix, next, lo, misses)
+	})
+}
+
+// eachBlock collects hyp's hypotheses for each edge of in's paths after
+// each prefix (nil: the edge starts the path), every such pair once: at
+// takes the edge's from-state to the prefix's, from the paths' start
+// state to in's terms. None when the path set has more than MaxOBVAPaths
+// paths.
+func eachBlock(in OBVAInput, hyp func(from, at *ir.Substituter, prefix, next *ir.Edge) (ir.Term, bool)) []ir.Term {
 	if in.Paths.Count() > MaxOBVAPaths {
 		return nil
 	}
@@ -95,7 +107,6 @@ func obvaHypotheses(in OBVAInput, misses Misses) []ir.Term {
 	if from == nil {
 		from = ir.NewSubstituter(b, nil)
 	}
-	lo := in.Simp.Simplify(b.Sub(in.Rsp0, b.Const(64, StackLimit)))
 	var out []ir.Term
 	done := map[string]bool{} // prefixes already covered, by their edge IDs
 	for _, ids := range in.Paths.Paths(MaxOBVAPaths) {
@@ -109,7 +120,7 @@ func obvaHypotheses(in OBVAInput, misses Misses) []ir.Term {
 				if prefix != nil {
 					at = g.StateSubst(prefix.Transfer)
 				}
-				if h, ok := blockHypothesis(in, from, at, prefix, next, lo, misses); ok {
+				if h, ok := hyp(from, at, prefix, next); ok {
 					out = append(out, h)
 				}
 			}

@@ -93,6 +93,21 @@ func (pr *Product) obvaHypotheses(e *PEdge) []ir.Term {
 		From: pr.stateSubst(sg, pr.Nodes[e.From].Src), Taint: pr.taint, Rsp0: pr.rsp0, Objects: pr.p.ObjectSizes()})
 }
 
+// nullHypotheses are e's hypotheses under the null model
+// (ub.NullHypotheses), over e's from-node.
+func (pr *Product) nullHypotheses(e *PEdge) []ir.Term {
+	if e.Infeasible || e.src == nil || !pr.p.UsesNull() {
+		return nil
+	}
+	sg := pr.p.Src.TFG
+	base := sg
+	if sg.Base != nil {
+		base = sg.Base
+	}
+	return ub.NullHypotheses(ub.OBVAInput{B: pr.p.B, Simp: pr.simp, G: base, Paths: e.src.Path,
+		From: pr.stateSubst(sg, pr.Nodes[e.From].Src), Taint: pr.taint, Rsp0: pr.rsp0})
+}
+
 // tbsaHypotheses are e's hypotheses under the TBSA model
 // (ub.TBSAHypotheses), over e's from-node: the source's accesses through
 // pointer parameters of pointees of different sizes do not overlap on

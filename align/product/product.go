@@ -673,6 +673,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 		}
 		e.obvaHyps = append(e.obvaHyps, p.SanitizerHypotheses(pr.simp, subS, e.src.Path)...)
 		e.obvaHyps = append(e.obvaHyps, pr.tbsaHypotheses(e)...)
+		e.obvaHyps = append(e.obvaHyps, pr.nullHypotheses(e)...)
 		e.obvaHyps = pr.esc.RewriteAll(0, e.obvaHyps) // the source's terms
 		if cc != nil {
 			e.obvaHyps = cc.RewriteAll(e.obvaHyps)

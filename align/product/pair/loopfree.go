@@ -294,6 +294,9 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	if hyps := p.loopFreeTBSA(srcPaths, taint); len(hyps) > 0 {
 		pre = b.And(append([]ir.Term{pre}, hyps...)...)
 	}
+	if hyps := p.loopFreeNull(srcPaths, taint); len(hyps) > 0 {
+		pre = b.And(append([]ir.Term{pre}, hyps...)...)
+	}
 	var escaped []*escapedLocal
 	if calls {
 		// Locals whose addresses both sides pass to callees, moved to
@@ -495,6 +498,22 @@ func (p *Pair) loopFreeOBVA(paths []*ir.Edge) ([]ir.Term, ub.Misses, *ub.FrameTa
 		out = append(out, ub.OBVAMisses(ub.OBVAInput{B: b, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: rsp0, Objects: p.ObjectSizes()}, misses)...)
 	}
 	return out, misses, taint
+}
+
+// loopFreeNull are the null model's hypotheses (ub.NullHypotheses) for
+// the source's paths from entry to exit and to halt, over the entry
+// state; taint is OBVA's frame taint (nil without the model).
+func (p *Pair) loopFreeNull(paths []*ir.Edge, taint *ub.FrameTaint) []ir.Term {
+	if !p.UsesNull() {
+		return nil
+	}
+	b, g := p.B, p.Src.TFG
+	rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
+	var out []ir.Term
+	for _, e := range paths {
+		out = append(out, ub.NullHypotheses(ub.OBVAInput{B: b, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: rsp0})...)
+	}
+	return out
 }
 
 type Observable struct {

@@ -2,6 +2,7 @@ package pair
 
 import (
 	"eqc/ir"
+	"eqc/ub"
 )
 
 // ModelPrecondition is the precondition with the UB assumptions the
@@ -16,6 +17,9 @@ func (p *Pair) ModelPrecondition() (ir.Term, []string) {
 	}
 	if p.UsesOBVA() {
 		assumptions = append(assumptions, OBVAAssumption)
+	}
+	if p.UsesNull() {
+		assumptions = append(assumptions, NullAssumption)
 	}
 	if facts, lines := p.frameFreeParams(); len(facts) > 0 {
 		pre = p.B.And(append([]ir.Term{pre}, facts...)...)
@@ -54,9 +58,20 @@ func (p *Pair) LoopGate() string {
 // only make the queries larger (clang's vectorized TSVC kernels, fixed
 // variant, then time out).
 func (p *Pair) UsesOBVA() bool {
-	if !p.OBVA {
-		return false
-	}
+	return p.OBVA && p.addressesFromCaller()
+}
+
+// UsesNull reports whether the engines state the null model's hypotheses
+// (ub.NullHypotheses) for p: under the model, where an address can come
+// from the caller, as for OBVA.
+func (p *Pair) UsesNull() bool {
+	return p.Models.Has(ub.Null) && p.addressesFromCaller()
+}
+
+// addressesFromCaller says whether an address the source uses may
+// depend on the caller: it has parameters or calls, or no signature to
+// tell.
+func (p *Pair) addressesFromCaller() bool {
 	f := p.Src.Fn.Func
 	if f == nil || f.Debug == nil || f.Debug.Variadic {
 		return true
@@ -66,3 +81,6 @@ func (p *Pair) UsesOBVA() bool {
 
 // OBVAAssumption is how the proof lists the model.
 const OBVAAssumption = "obva: a source access whose address is not derived from the entry rsp lies outside the stack region [rsp−0x100000, rsp+8) (undefined behaviour otherwise)"
+
+// NullAssumption is how the proof lists the null model.
+const NullAssumption = "null: a source access whose address is not derived from the entry rsp lies at or above 0x1000, outside the null page (undefined behaviour otherwise)"

@@ -5,7 +5,9 @@
    argument, proves only with OBVA's objects (GA[i] stays inside GA, off
    GB). Then correct compilations that rest on
    signed overflow being undefined: never not-equivalent under a model
-   with SIO, not-equivalent under none where the optimizer used it. */
+   with SIO, not-equivalent under none where the optimizer used it. The
+   null checks after a dereference (first_or, key_or, set_checked) are
+   deleted by both compilers at -O2: they prove only with the null model. */
 struct S { int a; long b; short c; };
 struct P { int x, y; };
 
@@ -23,3 +25,8 @@ int mul_div(int x) { return (x * 4) / 4; }
 
 int div_self(int x) { return x / x; }
 int shl_back(int x, int n) { return (x << n) >> n; }
+
+struct N { int key; struct N *next; };
+int first_or(int *p, int d) { int x = *p; if (!p) return d; return x; }
+int key_or(struct N *n, int d) { int k = n->key; if (n == 0) return d; return k + 1; }
+void set_checked(int *p, int v) { *p = v; if (p) p[1] = v; }

@@ -1,0 +1,52 @@
+package ub
+
+import "eqc/ir"
+
+// The null model's hypotheses (null.go). C leaves dereferencing a null
+// pointer undefined (6.5.3.2p4), and arithmetic on one too (6.5.6p8), so
+// no access a run of the source makes without undefined behaviour lies in
+// the null page [0, NullPage): the address came from a pointer to some
+// object, and no object is there. An optimizer uses it: gcc deletes
+// `if (p == NULL)` after `*p` has been read (-fdelete-null-pointer-checks,
+// on at -O2). The hypotheses are stated like OBVA's (the same prefixes of
+// the same source paths, an implication from reaching the access), for
+// the accesses whose address is not the frame's: an address derived from
+// the entry rsp is no pointer the caller handed over.
+
+// NullPage is the size of the region at address 0 where no object lies.
+const NullPage = 4096
+
+// NullHypotheses returns the null model's hypotheses for in's paths; none
+// when the path set has more than MaxOBVAPaths paths. in.Taint may be nil
+// (the OBVA model off): then only addresses the entry rsp plus a constant
+// make count as the frame's.
+func NullHypotheses(in OBVAInput) []ir.Term {
+	b := in.B
+	return eachBlock(in, func(from, at *ir.Substituter, prefix, next *ir.Edge) (ir.Term, bool) {
+		var above []ir.Term
+		seen := map[ir.Term]bool{}
+		for _, acc := range blockAccesses(b, in.Simp, from, at, next) {
+			a := acc.addr
+			if seen[a] || b.Op(a) == ir.OpConst || in.frameAddress(a) {
+				continue
+			}
+			seen[a] = true
+			above = append(above, b.Uge(a, b.Const(64, NullPage)))
+		}
+		if len(above) == 0 {
+			return ir.NoTerm, false
+		}
+		return in.Simp.Simplify(b.Implies(from.Apply(reachedBlock(b, at, prefix, next)), b.And(above...))), true
+	})
+}
+
+// frameAddress says whether address a is the frame's: derived from the
+// entry rsp (by the frame taint when there is one, else rsp plus a
+// constant).
+func (in OBVAInput) frameAddress(a ir.Term) bool {
+	if in.Taint != nil {
+		return in.Taint.Derived(a)
+	}
+	_, ok := FrameOffset(in.B, in.Rsp0, a)
+	return ok
+}
