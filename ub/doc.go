@@ -23,6 +23,10 @@
 //     (its entry value or its reload from the frame, plus integer offsets)
 //     at its pointee's size miss the path's accesses through another whose
 //     pointee has a different size, neither a character (tbsa.go).
+//   - NullHypotheses are the null model's: for each prefix of each source
+//     path, the block's accesses through addresses not derived from the
+//     entry rsp lie at or above NullPage (null.go); both engines attach
+//     them where they attach OBVA's.
 //   - SanitizerCheck maps the check kind of a clang -fsanitize-trap ud1 to
 //     the model whose undefined behaviour it catches (sio, shift, div); a
 //     source built with those checks gives the loop-free engine premises
