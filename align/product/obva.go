@@ -78,34 +78,40 @@ func (pr *Product) taintEdge(side int, e *PEdge, post []ir.Term) ub.TaintEdge {
 	return te
 }
 
-// obvaHypotheses are e's hypotheses under the model (ub.OBVAHypotheses),
-// over e's from-node.
-func (pr *Product) obvaHypotheses(e *PEdge) []ir.Term {
+// hypothesisInput is e's source path set as the UB models' hypotheses
+// take it, over e's from-node (no objects); false for an infeasible edge.
+func (pr *Product) hypothesisInput(e *PEdge) (ub.OBVAInput, bool) {
 	if e.Infeasible || e.src == nil {
-		return nil
+		return ub.OBVAInput{}, false
 	}
 	sg := pr.p.Src.TFG
 	base := sg
 	if sg.Base != nil {
 		base = sg.Base
 	}
-	return ub.OBVAHypotheses(ub.OBVAInput{B: pr.p.B, Simp: pr.simp, G: base, Paths: e.src.Path,
-		From: pr.stateSubst(sg, pr.Nodes[e.From].Src), Taint: pr.taint, Rsp0: pr.rsp0, Objects: pr.p.ObjectSizes()})
+	return ub.OBVAInput{B: pr.p.B, Simp: pr.simp, G: base, Paths: e.src.Path,
+		From: pr.stateSubst(sg, pr.Nodes[e.From].Src), Taint: pr.taint, Rsp0: pr.rsp0}, true
+}
+
+// obvaHypotheses are e's hypotheses under the model (ub.OBVAHypotheses),
+// over e's from-node.
+func (pr *Product) obvaHypotheses(e *PEdge) []ir.Term {
+	in, ok := pr.hypothesisInput(e)
+	if !ok {
+		return nil
+	}
+	in.Objects = pr.p.ObjectSizes()
+	return ub.OBVAHypotheses(in)
 }
 
 // nullHypotheses are e's hypotheses under the null model
 // (ub.NullHypotheses), over e's from-node.
 func (pr *Product) nullHypotheses(e *PEdge) []ir.Term {
-	if e.Infeasible || e.src == nil || !pr.p.UsesNull() {
+	in, ok := pr.hypothesisInput(e)
+	if !ok || !pr.p.UsesNull() {
 		return nil
 	}
-	sg := pr.p.Src.TFG
-	base := sg
-	if sg.Base != nil {
-		base = sg.Base
-	}
-	return ub.NullHypotheses(ub.OBVAInput{B: pr.p.B, Simp: pr.simp, G: base, Paths: e.src.Path,
-		From: pr.stateSubst(sg, pr.Nodes[e.From].Src), Taint: pr.taint, Rsp0: pr.rsp0})
+	return ub.NullHypotheses(in)
 }
 
 // tbsaHypotheses are e's hypotheses under the TBSA model
@@ -113,15 +119,9 @@ func (pr *Product) nullHypotheses(e *PEdge) []ir.Term {
 // pointer parameters of pointees of different sizes do not overlap on
 // the edge's paths.
 func (pr *Product) tbsaHypotheses(e *PEdge) []ir.Term {
-	if e.Infeasible || e.src == nil || len(pr.tbsaParams) == 0 {
+	in, ok := pr.hypothesisInput(e)
+	if !ok || len(pr.tbsaParams) == 0 {
 		return nil
 	}
-	sg := pr.p.Src.TFG
-	base := sg
-	if sg.Base != nil {
-		base = sg.Base
-	}
-	return ub.TBSAHypotheses(ub.TBSAInput{
-		OBVAInput: ub.OBVAInput{B: pr.p.B, Simp: pr.simp, G: base, Paths: e.src.Path, From: pr.stateSubst(sg, pr.Nodes[e.From].Src), Taint: pr.taint, Rsp0: pr.rsp0},
-		Params:    pr.tbsaParams, OBVA: pr.taint != nil})
+	return ub.TBSAHypotheses(ub.TBSAInput{OBVAInput: in, Params: pr.tbsaParams, OBVA: pr.taint != nil})
 }
