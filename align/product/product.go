@@ -56,6 +56,9 @@ type Product struct {
 	// heights are each side's stack heights (pair.StackHeights), computed
 	// when a node no run reached needs one.
 	heights [2]map[ir.NodeID]int64
+	// fpHeights are each side's frame-pointer heights
+	// (pair.FramePointerHeights), computed once.
+	fpHeights [2]map[ir.NodeID]int64
 	// slotLive are each side's live slots per anchor (pair.SlotLiveAt),
 	// computed when the frame taint first asks.
 	slotLive [2]map[ir.NodeID][]bool
@@ -319,6 +322,18 @@ func (pr *Product) newNode(key pair.NodeKey, samples []sample, slots [2][]pair.S
 					c.term, c.fresh = pr.simp.Simplify(b.Add(pr.rsp0, b.Const(64, uint64(h)))), false
 				}
 			}
+			if i == x86.StateGPR0+x86.RBP && c.fresh {
+				// The same for the frame pointer of unoptimized code
+				// (rbp = rsp0−8 after the prologue): kept as a fresh
+				// variable, every local's address rbp−k at the node
+				// was a computed one, which the escaped locals'
+				// relocation guards byte by byte and the frame taint
+				// cannot place (lua's iter_aux: "argument 1 of
+				// utf8_decode may point into the caller's frame").
+				if h, ok := pr.framePointerHeight(side, key); ok {
+					c.term, c.fresh = pr.simp.Simplify(b.Add(pr.rsp0, b.Const(64, uint64(h)))), false
+				}
+			}
 			n.comps = append(n.comps, c)
 		}
 		for _, s := range slots[side] {
@@ -399,6 +414,20 @@ func (pr *Product) stackHeight(side int, key pair.NodeKey) (int64, bool) {
 		n = key.Dst
 	}
 	h, ok := pr.sideHeights(side)[n]
+	return h, ok
+}
+
+// framePointerHeight is the frame-pointer height of a side's node of key
+// (pair.FramePointerHeights).
+func (pr *Product) framePointerHeight(side int, key pair.NodeKey) (int64, bool) {
+	n := key.Src
+	if side == 1 {
+		n = key.Dst
+	}
+	if pr.fpHeights[side] == nil {
+		pr.fpHeights[side] = pair.FramePointerHeights(pr.sideTFG(side), pr.sideHeights(side))
+	}
+	h, ok := pr.fpHeights[side][n]
 	return h, ok
 }
 
