@@ -123,3 +123,27 @@ func TestProofThroughWitness(t *testing.T) {
 		t.Errorf("sum1 mutant (i < n + 2) through the witness: equivalent")
 	}
 }
+
+// TestWitnessBridgeRandomElements: the first half of a proof through the
+// witness, the sanitizer build against the plain source, on a loop that
+// subtracts array elements. The co-executions' random elements overflow
+// at once in the witness, which traps; such a run is cut short, not
+// ended (it said nothing of where the source goes on to, and no
+// alignment fit), and a trapping source gets moderate elements
+// (inputs.FillModerate), so the runs go around the loop. Either makes
+// this one prove; with neither, it was no-correlation.
+func TestWitnessBridgeRandomElements(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and proves a loop")
+	}
+	const src = "void diff(int *d, const int *s, int n)\n{\n\tfor (int i = 1; i < n; i++)\n\t\td[i - 1] = s[i] - s[i - 1];\n}\n"
+	objs := aligntest.CompileC(t, "clang-16", "bridge", src, "O0", "O0+ubsan")
+	req := Request{SrcPath: objs["O0+ubsan"], SrcFunc: "diff", DstPath: objs["O0"], DstFunc: "diff", UB: "all", Timeout: 2 * time.Minute}
+	res, err := Check(context.Background(), req, aligntest.NewSolver(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != Equivalent {
+		t.Errorf("the witness against the source: %s (%s), want equivalent", res.Verdict, res.Reason)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"eqc/align/product"
 	"eqc/align/product/learning"
 	"eqc/align/product/pair"
+	"eqc/ir"
 	"eqc/prove"
 )
 
@@ -180,6 +181,56 @@ func TestBestFirstUnrollFactor(t *testing.T) {
 		}
 		if o := pr.Prove(context.Background(), s, pre); o.Verdict != tc.want {
 			t.Errorf("%s's first alignment %s: %s (%s), want %s", tc.name, pair.SpecsKey(tc.a.Specs), o.Verdict, o.Reason, tc.want)
+		}
+	}
+}
+
+// clang-16 -O3 runs the scalar remainder of diff two elements a pass,
+// after peeling one when the count is odd: from the entry, the target's
+// step to that loop's head pairs with one source iteration on the peeling
+// path and with none on the other. No one source path set fits both, so
+// the best-first correlator must split the step by path (a via set each),
+// with runs of both parities (the counts 1 to 4 skip the vector loop).
+func TestBestFirstSplitsPeeledEntry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles with clang-16")
+	}
+	src := "void diff(int *d, const int *s, int n)\n{\n\tfor (int i = 1; i < n; i++)\n\t\td[i - 1] = s[i] - s[i - 1];\n}\n"
+	objs := aligntest.CompileC(t, "clang-16", "diff", src, "O0", "O3")
+	p, err := pair.Load(objs["O0"], "diff", objs["O3"], "diff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.OBVA = true
+	var runs []*pair.CoRun
+	for i, n := range []prove.Addr{2, 3, 4, 5, 40, 41} {
+		runs = append(runs, p.CoExecuteExtra(prove.ExtraRun{Seed: pair.ExtraRunSeed(i), Args: []prove.Addr{0, 0, n}}))
+	}
+	s := Engine{Correlator: BestFirst}.Alignments(context.Background(), p, runs, 1)
+	if len(s.Alignments) == 0 {
+		t.Fatalf("no alignment: %s", s.Reason)
+	}
+	a := s.Alignments[0]
+	entry := pair.NodeKey{Src: p.Src.TFG.Entry, Dst: p.Dst.TFG.Entry}
+	arrivals := map[ir.NodeID]map[int]bool{} // per target node, over the entry's split steps
+	for k, sp := range a.Specs {
+		if k.From == entry && k.Via != "" {
+			if arrivals[k.DstTo] == nil {
+				arrivals[k.DstTo] = map[int]bool{}
+			}
+			arrivals[k.DstTo][sp.Arrivals] = true
+		}
+	}
+	split := false
+	for _, as := range arrivals {
+		split = split || len(as) > 1
+	}
+	if !split {
+		t.Errorf("no step from the entry is split into paths with different source path sets: %s", pair.SpecsKey(a.Specs))
+	}
+	for _, cr := range runs {
+		if _, missing, ok := p.Walk(cr, a.Specs, true); !ok || missing != nil {
+			t.Errorf("a run does not walk under the alignment %s", pair.SpecsKey(a.Specs))
 		}
 	}
 }
