@@ -234,12 +234,14 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 		// real run (check.go), and the first few join the co-executions
 		// for another round of correlation (pair/cexruns.go). The first
 		// round does so only for a model that takes a target edge, or a
-		// path between anchors, no run took: the seeded runs' other
-		// failures are not for want of runs, and another round would mostly repeat them (on a pair
-		// that fails anyway, at a cost). After that, a few runs are
-		// all that reach the new paths, and any failure's model adds to
-		// what the next round learns from (atoi_dec: one string of
-		// digits, then another).
+		// path between two anchors, no run took (pair.TakesNewTargetPath:
+		// clang's peeled remainder entered with an even count): the
+		// seeded runs' other failures are not for want of runs, and
+		// another round would mostly repeat them (on a pair that fails
+		// anyway, at a cost). After that, a few runs are all that reach
+		// the new paths, and any failure's model adds to what the next
+		// round learns from (atoi_dec: one string of digits, then
+		// another).
 		added := 0
 		for k, m := range models {
 			r, ok := p.RunFromModel(m, pair.ExtraRunSeed(len(extra)), runs)
