@@ -55,7 +55,7 @@ type Run struct {
 	// stackStores are the (offset from the entry rsp, size) of every store
 	// into the stack region the run made.
 	stackStores map[[2]int64]bool
-	Ended       bool              // reached a node with no edges out (not cut by the step cap)
+	Ended       bool              // reached a node with no edges out (not cut by the step cap or a fault)
 	counts      map[ir.NodeID]int // arrivals per node, filled when the run ends
 	// fault says the run stopped at a step that faults (a sanitizer
 	// build's trap on an overflow, a division by zero). Such a run did
