@@ -409,26 +409,26 @@ func (pr *Product) sideHeights(side int) map[ir.NodeID]int64 {
 
 // stackHeight is the stack height of a side's node of key (StackHeights).
 func (pr *Product) stackHeight(side int, key pair.NodeKey) (int64, bool) {
-	n := key.Src
-	if side == 1 {
-		n = key.Dst
-	}
-	h, ok := pr.sideHeights(side)[n]
+	h, ok := pr.sideHeights(side)[sideNode(side, key)]
 	return h, ok
 }
 
 // framePointerHeight is the frame-pointer height of a side's node of key
 // (pair.FramePointerHeights).
 func (pr *Product) framePointerHeight(side int, key pair.NodeKey) (int64, bool) {
-	n := key.Src
-	if side == 1 {
-		n = key.Dst
-	}
 	if pr.fpHeights[side] == nil {
 		pr.fpHeights[side] = pair.FramePointerHeights(pr.sideTFG(side), pr.sideHeights(side))
 	}
-	h, ok := pr.fpHeights[side][n]
+	h, ok := pr.fpHeights[side][sideNode(side, key)]
 	return h, ok
+}
+
+// sideNode is a side's node of key.
+func sideNode(side int, key pair.NodeKey) ir.NodeID {
+	if side == 1 {
+		return key.Dst
+	}
+	return key.Src
 }
 
 // define makes c a definition over the entry state when every sample

@@ -57,14 +57,6 @@ type Run struct {
 	stackStores map[[2]int64]bool
 	Ended       bool              // reached a node with no edges out (not cut by the step cap or a fault)
 	counts      map[ir.NodeID]int // arrivals per node, filled when the run ends
-	// fault says the run stopped at a step that faults (a sanitizer
-	// build's trap on an overflow, a division by zero). Such a run did
-	// not end: like one cut by the step cap, it tells the correlators
-	// nothing about where the other side goes on to. Counting it as ended
-	// made every random-element run of a witness that traps on the sum
-	// "end" where the source goes on, and no alignment of clang's
-	// stencil3 against its sanitizer build fit.
-	fault bool
 }
 
 // CoRun is one co-execution: both sides from one entry state.
@@ -229,7 +221,7 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 	arrays := 0            // pointer parameters placed so far
 	var firstString []byte // the bytes of the first string parameter
 	separate := p.tbsaSeparate()
-	traps := len(p.SanitizerTraps()) > 0
+	traps := len(p.SanitizerTraps()) > 0 // moderate elements (arrayFill)
 	for i, r := range x86.CalleeArgRegs {
 		a := inputs.CoArg(k, i, regs[i], nparams, consts, env.hash)
 		if x != nil && i < len(x.Args) && integerParam(regs, nparams, i) {
@@ -285,8 +277,7 @@ const (
 // co-execution k gives pointer parameter i, the nth pointer parameter,
 // whose pointee is e. The pointer is arraySlack past the address. With
 // overlap false, the parameter has an array of its own in overlapRun too.
-// With traps (the source is a sanitizer build), random elements are
-// moderate ones (inputs.FillModerate).
+// traps says the source traps on overflow (arrayFill).
 func placeArray(env *hashEnv, k, i, nth int, e inputs.Elem, overlap, traps bool) (uint64, []byte) {
 	align := uint64(4)
 	if e.Unit() >= 8 {
@@ -301,19 +292,16 @@ func placeArray(env *hashEnv, k, i, nth int, e inputs.Elem, overlap, traps bool)
 		lo = 0x6000_0000_0000 + uint64(5-nth)*arrayOverlap
 	}
 	rng := rand.New(rand.NewSource(int64(env.hash("array", uint64(i)))))
-	kind := arrayFill(k)
-	if kind == inputs.FillRandom && traps {
-		kind = inputs.FillModerate
-	}
-	return lo, inputs.Fill(rng, arraySlack+arrayBytes, e, kind)
+	return lo, inputs.Fill(rng, arraySlack+arrayBytes, e, arrayFill(k, traps))
 }
 
 // arrayFill is the kind of elements co-execution k fills its arrays with.
 // One run's are sorted (sortedRun): in the others a loop that stops at the
 // first descent (is_sorted, a search's bounds) stopped within a few
 // elements, and the zero run, whose elements are ordered too, has no
-// elements to go over.
-func arrayFill(k int) inputs.FillKind {
+// elements to go over. Where the source traps on overflow (a sanitizer
+// build), random elements are moderate ones (inputs.FillModerate).
+func arrayFill(k int, traps bool) inputs.FillKind {
 	switch {
 	case k == inputs.ZeroRun:
 		return inputs.FillZero
@@ -321,6 +309,8 @@ func arrayFill(k int) inputs.FillKind {
 		return inputs.FillSorted
 	case k%3 == 1: // 1, inputs.SmallLongRun, 7
 		return inputs.FillSmall
+	case traps:
+		return inputs.FillModerate
 	}
 	return inputs.FillRandom
 }
@@ -460,7 +450,14 @@ func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, r
 			return r
 		}
 		if s.Fault {
-			r.fault = true
+			// A step that faults (a sanitizer build's trap on an
+			// overflow, a division by zero) stops the run, which did
+			// not end: like one cut by the step cap, it tells the
+			// correlators nothing about where the other side goes on
+			// to. Counted as ended, every random-element run of a
+			// witness that traps on a sum "ended" where the source
+			// went on, and no alignment of the source against its
+			// sanitizer build fit (clang's stencil3).
 			return r
 		}
 		recordStackStores(b, g, s.Edge, st, env, rsp0, r.stackStores)

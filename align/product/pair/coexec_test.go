@@ -41,16 +41,24 @@ func TestPlaceString(t *testing.T) {
 
 // TestArrayFill: the run of small elements with long counts
 // (inputs.SmallLongRun) fills its arrays with small elements, and at
-// least one run with random elements has long counts too.
+// least one run with random elements has long counts too; a source that
+// traps on overflow gets moderate elements in that run instead, and the
+// other kinds as before.
 func TestArrayFill(t *testing.T) {
-	if f := arrayFill(inputs.SmallLongRun); f != inputs.FillSmall {
-		t.Errorf("run %d (SmallLongRun) fills with %v, want small elements", inputs.SmallLongRun, f)
-	}
-	if f := arrayFill(2); f != inputs.FillRandom {
-		t.Errorf("run 2 fills with %v, want random elements", f)
-	}
-	if f := arrayFill(inputs.ZeroRun); f != inputs.FillZero {
-		t.Errorf("the zero run fills with %v", f)
+	for _, traps := range []bool{false, true} {
+		if f := arrayFill(inputs.SmallLongRun, traps); f != inputs.FillSmall {
+			t.Errorf("traps %v: run %d (SmallLongRun) fills with %v, want small elements", traps, inputs.SmallLongRun, f)
+		}
+		want := inputs.FillRandom
+		if traps {
+			want = inputs.FillModerate
+		}
+		if f := arrayFill(2, traps); f != want {
+			t.Errorf("traps %v: run 2 fills with %v, want %v", traps, f, want)
+		}
+		if f := arrayFill(inputs.ZeroRun, traps); f != inputs.FillZero {
+			t.Errorf("traps %v: the zero run fills with %v", traps, f)
+		}
 	}
 }
 
