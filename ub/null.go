@@ -10,8 +10,9 @@ import "eqc/ir"
 // `if (p == NULL)` after `*p` has been read (-fdelete-null-pointer-checks,
 // on at -O2). The hypotheses are stated like OBVA's (the same prefixes of
 // the same source paths, an implication from reaching the access), for
-// the accesses whose address is not the frame's: an address derived from
-// the entry rsp is no pointer the caller handed over.
+// the accesses whose address is neither the frame's (derived from the
+// entry rsp: no pointer the caller handed over) nor a constant (an
+// absolute address is no pointer either).
 
 // NullPage is the size of the region at address 0 where no object lies.
 const NullPage = 4096

@@ -485,7 +485,7 @@ func (p *Pair) loopFreeProved(out *Outcome, assumptions []string) *Outcome {
 // (whether some path stores a frame address outside the frame), which it
 // returns too.
 func (p *Pair) loopFreeOBVA(paths []*ir.Edge) ([]ir.Term, ub.Misses, *ub.FrameTaint) {
-	b, g := p.B, p.Src.TFG
+	b := p.B
 	rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
 	var edges []ub.TaintEdge
 	for _, e := range paths {
@@ -495,7 +495,9 @@ func (p *Pair) loopFreeOBVA(paths []*ir.Edge) ([]ir.Term, ub.Misses, *ub.FrameTa
 	var out []ir.Term
 	misses := ub.Misses{}
 	for _, e := range paths {
-		out = append(out, ub.OBVAMisses(ub.OBVAInput{B: b, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: rsp0, Objects: p.ObjectSizes()}, misses)...)
+		in := p.loopFreeInput(e, taint)
+		in.Objects = p.ObjectSizes()
+		out = append(out, ub.OBVAMisses(in, misses)...)
 	}
 	return out, misses, taint
 }
@@ -507,13 +509,19 @@ func (p *Pair) loopFreeNull(paths []*ir.Edge, taint *ub.FrameTaint) []ir.Term {
 	if !p.UsesNull() {
 		return nil
 	}
-	b, g := p.B, p.Src.TFG
-	rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
 	var out []ir.Term
 	for _, e := range paths {
-		out = append(out, ub.NullHypotheses(ub.OBVAInput{B: b, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: rsp0})...)
+		out = append(out, ub.NullHypotheses(p.loopFreeInput(e, taint))...)
 	}
 	return out
+}
+
+// loopFreeInput is the source path set of e (a path from the entry) as
+// the UB models' hypotheses take it, over the entry state, with OBVA's
+// frame taint (nil without the model); no objects.
+func (p *Pair) loopFreeInput(e *ir.Edge, taint *ub.FrameTaint) ub.OBVAInput {
+	g := p.Src.TFG
+	return ub.OBVAInput{B: p.B, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: p.SrcVar(x86.StateGPR0 + x86.RSP)}
 }
 
 type Observable struct {

@@ -94,12 +94,11 @@ func (p *Pair) loopFreeTBSA(paths []*ir.Edge, taint *ub.FrameTaint) []ir.Term {
 	if len(params) == 0 {
 		return nil
 	}
-	b, g := p.B, p.Src.TFG
-	rsp0 := p.SrcVar(x86.StateGPR0 + x86.RSP)
+	b := p.B
 	var out []ir.Term
 	for _, e := range paths {
 		out = append(out, ub.TBSAHypotheses(ub.TBSAInput{
-			OBVAInput: ub.OBVAInput{B: b, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: rsp0},
+			OBVAInput: p.loopFreeInput(e, taint),
 			Params:    params, OBVA: taint != nil})...)
 	}
 	if Debug {
