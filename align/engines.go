@@ -242,7 +242,7 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 		// the new paths, and any failure's model adds to what the next
 		// round learns from (atoi_dec: one string of digits, then
 		// another).
-		added := 0
+		added, long := 0, false
 		for k, m := range models {
 			r, ok := p.RunFromModel(m, pair.ExtraRunSeed(len(extra)), runs)
 			key := fmt.Sprint(r.Args, r.Pointees)
@@ -259,6 +259,14 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 			}
 			r.Seed = pair.ExtraRunSeed(len(extra))
 			cr := p.CoExecuteExtra(r)
+			if cr.Cut() && !long {
+				// The model's paths may lie past the step cap (a
+				// vector loop's exit into its remainder, thousands of
+				// steps in): once a round, the run goes as far as the
+				// first seeded one.
+				r.Long, long = true, true
+				cr = p.CoExecuteExtra(r)
+			}
 			if round == 0 && !uncovered[k] && !pair.TakesNewTargetPath(runs, cr) {
 				continue
 			}
@@ -268,7 +276,7 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 			// distance from the stack pointer).
 			runs = append(runs[:len(runs):len(runs)], cr)
 			extra = append(extra, r)
-			r.Seed = pair.ExtraRunSeed(len(extra))
+			r.Seed, r.Long = pair.ExtraRunSeed(len(extra)), false
 			runs = append(runs, p.CoExecuteExtra(r))
 			extra = append(extra, r)
 			added++

@@ -37,6 +37,17 @@ import (
 //     maxEdgeWeakenings times on the models of one edge.
 //     The replacement is a candidate like the others: the fixpoint goes
 //     round every edge again, so it is kept only if proved preserved.
+//   - HoudiniOptions.Refine: a model that drops candidates at a site is
+//     a new data point there (Counter §3.5: the counterexample's state
+//     joins the runs' states, and the site's strongest cover is
+//     recomputed). Candidates learned from too few runs are often
+//     combinations of a true relation and a coincidence of those runs
+//     (an affine equality that also ties the stack pointer to a
+//     global's address); the model breaks the coincidence and the
+//     combination with it, and the relearned candidates, which the model
+//     satisfies, hold the true relation alone. They join the site's
+//     candidates (at most maxRefinements times a site) and are kept only
+//     if proved preserved, like every other.
 
 // Trace, when set, is told about every Houdini query (for debugging).
 var Trace func(what string, from, to, candidates int, st smtlib.Status, d time.Duration)
@@ -97,7 +108,17 @@ type HoudiniOptions struct {
 	// satisfies, or false to drop it. Replacements are written into the
 	// caller's cands.
 	Weaken func(cand ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool)
+	// Refine, when set, is given a site where a model dropped candidates
+	// and value, the model's value of a term over the site after the
+	// edge; it returns candidates for the site learned with that state
+	// among the data. Those the site has not had join its candidates.
+	Refine func(site int, value func(ir.Term) (ir.Value, bool)) []ir.Term
 }
+
+// maxRefinements bounds how often HoudiniOptions.Refine adds candidates to
+// one site: each model shrinks the relearned equalities' span by one at
+// least, but each round of new candidates costs queries.
+const maxRefinements = 4
 
 // maxWeakenings bounds how often HoudiniOptions.Weaken replaces one
 // candidate: a bound that each counterexample moves by one (a counter
@@ -146,6 +167,31 @@ func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term
 	r := &HoudiniResult{Kept: make([][]bool, len(cands))}
 	weakened := make([][]int, len(cands))
 	weakenings := make([]int, len(edges)) // per edge
+	refinements := make([]int, len(cands)) // per site
+	var had []map[ir.Term]bool             // per site, every candidate it has had (for Refine)
+	refine := func(site int, value func(ir.Term) (ir.Value, bool)) {
+		if o.Refine == nil || refinements[site] == maxRefinements {
+			return
+		}
+		refinements[site]++
+		if had == nil {
+			had = make([]map[ir.Term]bool, len(cands))
+		}
+		if had[site] == nil {
+			had[site] = map[ir.Term]bool{}
+			for _, c := range cands[site] {
+				had[site][c] = true
+			}
+		}
+		for _, c := range o.Refine(site, value) {
+			if !had[site][c] {
+				had[site][c] = true
+				cands[site] = append(cands[site], c)
+				r.Kept[site] = append(r.Kept[site], true)
+				weakened[site] = append(weakened[site], 0)
+			}
+		}
+	}
 	for n, cs := range cands {
 		weakened[n] = make([]int, len(cs))
 		r.Kept[n] = make([]bool, len(cs))
@@ -232,7 +278,7 @@ func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term
 						v, err := ev.Eval(e.Post(t))
 						return v, err == nil
 					}
-					dropped := false
+					dropped, refined := false, false
 					for k, t := range posts {
 						v, err := ev.Eval(t)
 						if err == nil && v.Bool() {
@@ -251,6 +297,10 @@ func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term
 						r.Kept[e.To][idx[k]] = false
 						if TraceDrop != nil {
 							TraceDrop(b, e.To, *c)
+						}
+						if !refined {
+							refined = true
+							refine(e.To, value)
 						}
 					}
 					if dropped {

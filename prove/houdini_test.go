@@ -8,6 +8,7 @@ import (
 
 	"eqc/ir"
 	"eqc/ir/smtlib"
+	"eqc/learn"
 )
 
 // houdiniLoop is one site, a loop head with the self-edge x := x + 2 over
@@ -231,5 +232,72 @@ func TestHoudiniEdgeWeakenings(t *testing.T) {
 	// bounds maxWeakenings times; the entry edge breaks none.
 	if weakenings != maxEdgeWeakenings {
 		t.Errorf("%d weakenings, want the loop edge's %d", weakenings, maxEdgeWeakenings)
+	}
+}
+
+// TestHoudiniRefine: a candidate learned from one run mixes the loop's true
+// relation y = 2x with that run's coincidence e = 5 (e is an entry value the
+// loop never changes): y − 2x + e − 5 = 0. The entry edge admits any e and
+// drops it, and plain Houdini keeps nothing. With Refine, the entry edge's
+// model joins the run's states as a row, the affine equalities of the grown
+// table (package learn, as the loop engine relearns them) leave e out, and
+// y = 2x is proved inductive.
+func TestHoudiniRefine(t *testing.T) {
+	s := houdiniSolver(t)
+	b := ir.NewBuilder()
+	e := b.Var("e", ir.BVSort(32))
+	x := b.Var("x", ir.BVSort(32))
+	y := b.Var("y", ir.BVSort(32))
+	c := func(v uint64) ir.Term { return b.Const(32, v) }
+	mixed := b.Eq(b.Add(b.Sub(y, b.Add(x, x)), e), c(5))
+	enter := ir.NewSubstituter(b, map[ir.Term]ir.Term{x: c(0), y: c(0)})
+	step := ir.NewSubstituter(b, map[ir.Term]ir.Term{x: b.Add(x, c(1)), y: b.Add(y, c(2))})
+	edges := []HoudiniEdge{
+		{From: 0, To: 1, Post: enter.Apply},
+		{From: 1, To: 1, Pre: []ir.Term{b.Ult(x, c(1000))}, Post: step.Apply},
+	}
+	if r := Houdini(context.Background(), s, b, [][]ir.Term{nil, {mixed}}, edges); r.Unknown != "" || r.Kept[1][0] {
+		t.Fatalf("Houdini: kept %v (%s), want nothing", r.Kept[1], r.Unknown)
+	}
+	schema := &learn.Schema{Vars: []learn.Var{{Name: "e", Term: e}, {Name: "x", Term: x}, {Name: "y", Term: y}}}
+	states := []learn.State{{Vals: []uint64{5, 0, 0}}, {Vals: []uint64{5, 1, 2}}, {Vals: []uint64{5, 2, 4}}}
+	sites := []int(nil)
+	refine := func(site int, value func(ir.Term) (ir.Value, bool)) []ir.Term {
+		sites = append(sites, site)
+		row := make([]uint64, len(schema.Vars))
+		for i, v := range schema.Vars {
+			val, ok := value(v.Term)
+			if !ok {
+				t.Fatalf("no value of %s in the model", v.Name)
+			}
+			row[i] = val.BV().Uint64()
+		}
+		states = append(states, learn.State{Vals: row})
+		cands, err := learn.Learn(b, schema, states, learn.Options{Kinds: learn.Kinds(learn.Equality)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []ir.Term
+		for _, c := range cands {
+			out = append(out, c.Term)
+		}
+		return out
+	}
+	cands := [][]ir.Term{nil, {mixed}}
+	r := HoudiniWith(context.Background(), s, b, cands, edges, HoudiniOptions{Refine: refine})
+	if r.Unknown != "" || len(sites) == 0 || sites[0] != 1 {
+		t.Fatalf("Refine: sites %v (%s), want site 1 refined", sites, r.Unknown)
+	}
+	kept := r.Invariants(cands, 1)
+	if len(kept) == 0 || len(r.Kept[1]) != len(cands[1]) {
+		t.Fatalf("Refine: kept %v of %d candidates", r.Kept[1], len(cands[1]))
+	}
+	// What is kept implies y = 2x.
+	q := Query{B: b, Assertions: append(kept, b.Not(b.Eq(y, b.Add(x, x))))}
+	if res := s.Check(context.Background(), q); res.Status != smtlib.Unsat {
+		t.Errorf("kept invariants do not imply y = 2x: %v", res.Status)
+	}
+	if len(sites) > maxRefinements {
+		t.Errorf("%d refinements of one site, want at most %d", len(sites), maxRefinements)
 	}
 }

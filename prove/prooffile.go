@@ -135,11 +135,12 @@ func (a *Addr) UnmarshalJSON(data []byte) error {
 // argument registers, in order; only those carrying integer parameters
 // are used) set to Args, and the first bytes each pointer parameter
 // points to set to Pointees (by argument register, hexadecimal; "" for
-// none).
+// none). Long runs go as far as the first seeded run does.
 type ExtraRun struct {
 	Seed     int      `json:"seed"`
 	Args     []Addr   `json:"args"` // values, written "0x…" as addresses are
 	Pointees []string `json:"pointees,omitempty"`
+	Long     bool     `json:"long,omitempty"`
 }
 
 // Pointee is the bytes r sets where argument register i points: nil for

@@ -406,6 +406,12 @@ func (f *File) DataSymbol(name string) (DataSymbol, bool) {
 		if f.Kind != Relocatable {
 			d.Align = addressAlign(sec.addr, maxKnownAlign)
 		}
+		if d.Relocated && !sec.relOnly {
+			// A section's relocations name their targets like an
+			// object's do (clang's static tables of functions and
+			// strings in .rodata, referred to as .rodata+off).
+			d.Relocs = f.dataRelocsIn(elf.SectionIndex(i), 0, sec.size)
+		}
 		return d, true
 	}
 	return DataSymbol{}, false

@@ -84,6 +84,12 @@ type PNode struct {
 	Invariants []ir.Term        // the candidates Houdini kept
 	samples    []sample         // the aligned states seen at the node
 	varComp    map[ir.Term]comp // the node's fresh variables
+	// table is the node's learning table (the affine learner's columns
+	// and rows), which Houdini's counterexamples add rows to (refine.go).
+	table struct {
+		cols []Column
+		rows [][]uint64
+	}
 }
 
 // Mem is the node's shared memory variable (ir.NoTerm at the entry and
@@ -630,29 +636,16 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 			}
 		}
 	}
-	cands, err := pr.learning.Candidates(b, vars, rows(samples, value))
+	n.table.cols, n.table.rows = vars, rows(samples, value)
+	cands, err := pr.learning.Candidates(b, vars, n.table.rows)
 	if err != nil {
 		return err
 	}
 	cands = append(cands, pr.mirrorCandidates(n, thin(samples, maxMirrorSamples))...)
 	cands = append(cands, pr.basedCandidates(n, thin(samples, maxMirrorSamples))...)
-	fresh := map[ir.Term]bool{}
-	for _, c := range n.comps {
-		if c.fresh {
-			fresh[c.term] = true
-		}
-	}
-	fresh[n.mem] = true
 	for _, c := range cands {
 		// Facts about the entry state alone are not the node's business.
-		mentions := false
-		for _, t := range b.PostOrder(c.Term) {
-			if fresh[t] {
-				mentions = true
-				break
-			}
-		}
-		if mentions {
+		if n.mentionsOwn(b, c.Term) {
 			n.Candidates = append(n.Candidates, c)
 		}
 	}

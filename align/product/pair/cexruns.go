@@ -123,11 +123,20 @@ func modelPointee(mem *ir.Mem, a uint64) []byte {
 }
 
 // CoExecuteExtra runs the co-execution r describes, as far as the seeded
-// runs after the first go: a vectorized loop's long runs, several per
-// round, took the memory cap (stencil3, clang-16).
+// runs after the first go, or as far as the first when r is Long: a
+// vectorized loop's long runs, several per round, took the memory cap
+// (stencil3, clang-16), so the engines ask for one long run a round.
 func (p *Pair) CoExecuteExtra(r prove.ExtraRun) *CoRun {
-	return p.coExecute(r.Seed, shortRunSteps, &r)
+	steps := shortRunSteps
+	if r.Long {
+		steps = longRunSteps
+	}
+	return p.coExecute(r.Seed, steps, &r)
 }
+
+// Cut says whether a side's run stopped before the function's end: at the
+// step cap, or at a fault.
+func (cr *CoRun) Cut() bool { return !cr.Src.Ended || !cr.Dst.Ended }
 
 // TakesNewTargetPath says whether cr's target run takes, between two
 // anchors, a path no run of runs took. A product that failed on a model

@@ -649,17 +649,31 @@ func (p *Pair) HeldOutCoRuns(ctx context.Context, n int) []*CoRun {
 // CoExecuteAll runs the co-executions the loop engine learns from; nil
 // when ctx ends first. They are deterministic (seeded), which is what lets
 // the proof checker rebuild the same product from a recorded alignment.
+//
+// Runs go far (longRunSteps) until one of them has gone around a loop:
+// that long run is what shows a loop's exit after many passes (a
+// vectorized loop's exit into its remainder). The first seed alone is not
+// enough: where an argument guards the loop (s162's k > 0), the first
+// run may skip it, and no run then reached the vector loop's exit.
 func (p *Pair) CoExecuteAll(ctx context.Context) []*CoRun {
 	runs := make([]*CoRun, coRuns)
+	looped := false
 	for k := range runs {
 		steps := shortRunSteps
-		if k == 0 {
+		if !looped {
 			steps = longRunSteps
 		}
 		runs[k] = p.coExecute(k, steps, nil)
 		if ctx.Err() != nil {
 			return nil
 		}
+		looped = looped || runs[k].Src.looped() || runs[k].Dst.looped()
 	}
 	return runs
+}
+
+// looped says whether the run took a retreating edge.
+func (r *Run) looped() bool {
+	n := len(r.Visits)
+	return n > 0 && r.Visits[n-1].Retreats > 0
 }

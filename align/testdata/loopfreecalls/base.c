@@ -151,3 +151,24 @@ long guarded(const int *p)
 		return -1;
 	return ext2(*p, 2);
 }
+
+/* A static table of names and functions and a string with a NUL inside:
+   clang (no PIE) keeps both in .rodata and names them by the section
+   (.rodata, .rodata+0x30), whose relocated entries point to functions
+   at other offsets in each build (lua's luaopen_utf8). gcc -O0 puts every
+   string in .rodata, so the one with a NUL inside (no literal: its bytes
+   go past the NUL) sits at another offset than at -O3: unknown. */
+struct reg {
+	const char *name;
+	int (*fn)(int);
+};
+static int inc(int x) { return x + 1; }
+static int dbl(int x) { return x * 2; }
+static const struct reg regs[] = {{"inc", inc}, {"dbl", dbl}, {NULL, NULL}};
+extern void setfuncs(const struct reg *r, int n);
+int openlib(void)
+{
+	setfuncs(regs, 2);
+	sink("[\0-\x7F][\x80-\xBF]*", 11);
+	return 1;
+}
