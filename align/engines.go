@@ -263,9 +263,14 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 				// The model's paths may lie past the step cap (a
 				// vector loop's exit into its remainder, thousands of
 				// steps in): once a round, the run goes as far as the
-				// first seeded one.
-				r.Long, long = true, true
-				cr = p.CoExecuteExtra(r)
+				// first seeded one, and replaces the short one if it
+				// ends (one that does not only costs memory).
+				long, r.Long = true, true
+				if p.LongRunEnds(r) {
+					cr = p.CoExecuteExtra(r)
+				} else {
+					r.Long = false
+				}
 			}
 			if round == 0 && !uncovered[k] && !pair.TakesNewTargetPath(runs, cr) {
 				continue

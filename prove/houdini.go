@@ -166,7 +166,7 @@ func Houdini(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term, ed
 func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term, edges []HoudiniEdge, o HoudiniOptions) *HoudiniResult {
 	r := &HoudiniResult{Kept: make([][]bool, len(cands))}
 	weakened := make([][]int, len(cands))
-	weakenings := make([]int, len(edges)) // per edge
+	weakenings := make([]int, len(edges))  // per edge
 	refinements := make([]int, len(cands)) // per site
 	var had []map[ir.Term]bool             // per site, every candidate it has had (for Refine)
 	refine := func(site int, value func(ir.Term) (ir.Value, bool)) {

@@ -80,7 +80,9 @@ func (pr *Product) houdini(ctx context.Context, s prove.Solver, pre ir.Term) (in
 	if w := pr.learning.Weaken; w != nil {
 		o.Weaken = func(c ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool) { return w(pr.p.B, c, value) }
 	}
-	o.Refine = func(site int, value func(ir.Term) (ir.Value, bool)) []ir.Term { return pr.refine(pr.Nodes[site], value) }
+	o.Refine = func(site int, value func(ir.Term) (ir.Value, bool)) []ir.Term {
+		return pr.refine(pr.Nodes[site], value)
+	}
 	h := prove.HoudiniWith(ctx, s, pr.p.B, cands, hedges, o)
 	if h.Unknown != "" {
 		return h.Queries, h.Unknown

@@ -123,15 +123,24 @@ func modelPointee(mem *ir.Mem, a uint64) []byte {
 }
 
 // CoExecuteExtra runs the co-execution r describes, as far as the seeded
-// runs after the first go, or as far as the first when r is Long: a
-// vectorized loop's long runs, several per round, took the memory cap
-// (stencil3, clang-16), so the engines ask for one long run a round.
+// runs after the first go, or as far as the first when r is Long (keeping
+// fewer visits, maxLongExtraVisits): a vectorized loop's long runs,
+// several per round, took the memory cap (stencil3, clang-16), so the
+// engines ask for one long run a round, and only one LongRunEnds.
 func (p *Pair) CoExecuteExtra(r prove.ExtraRun) *CoRun {
-	steps := shortRunSteps
 	if r.Long {
-		steps = longRunSteps
+		return p.coExecute(r.Seed, runLimits{steps: longRunSteps, visits: maxLongExtraVisits}, &r)
 	}
-	return p.coExecute(r.Seed, steps, &r)
+	return p.coExecute(r.Seed, runLimits{steps: shortRunSteps, visits: maxRunVisits}, &r)
+}
+
+// LongRunEnds says whether the long co-execution r describes (r.Long
+// set) ends on both sides, found by a probe that keeps no states: a
+// model's argument may send a loop around for ever (interleave's n near
+// 2^31), and two engines' rounds of such runs, each keeping its visits'
+// states, outgrew a 4 GiB check.
+func (p *Pair) LongRunEnds(r prove.ExtraRun) bool {
+	return !p.coExecute(r.Seed, runLimits{steps: longRunSteps, visits: maxLongExtraVisits, probe: true}, &r).Cut()
 }
 
 // Cut says whether a side's run stopped before the function's end: at the

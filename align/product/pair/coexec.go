@@ -29,6 +29,11 @@ const (
 	// 4 GiB worker before the run ended (lua's propagateall, TSVC's s176:
 	// memout). A TSVC kernel's long run keeps 32003 (LEN 32000).
 	maxRunVisits = 50000
+	// maxLongExtraVisits bounds the visits of a long run from a model
+	// (prove.ExtraRun.Long, kept only where it ends: LongRunEnds).
+	// clang's s162 reaches the vector loop's exit into its remainder,
+	// and the end, within 25169 source visits.
+	maxLongExtraVisits = 30000
 )
 
 // Co-execution: both lifted functions run on the same concrete entry
@@ -428,11 +433,17 @@ func (p *Pair) registerParams() ([]inputs.RegisterParam, int) {
 	return inputs.RegisterParams(sig)
 }
 
-// execute runs g from the entry on st for at most maxSteps edges and
-// maxRunVisits anchor visits, recording every arrival at an anchor and
-// every stack store, and with paths the edges taken between arrivals (the
-// target's, which via sets are made of).
-func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, rsp0 uint64, maxSteps int, paths bool) *Run {
+// runLimits bound a run: its steps (edges) and the anchor visits it
+// keeps; a probe keeps no states (it only finds where the run goes).
+type runLimits struct {
+	steps, visits int
+	probe         bool
+}
+
+// execute runs g from the entry on st within lim, recording every arrival
+// at an anchor and every stack store, and with paths the edges taken
+// between arrivals (the target's, which via sets are made of).
+func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, rsp0 uint64, lim runLimits, paths bool) *Run {
 	r := &Run{stackStores: map[[2]int64]bool{}}
 	defer r.count()
 	n := g.Entry
@@ -440,7 +451,7 @@ func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, r
 	retreats := 0
 	var path []int
 	b := g.B
-	for steps := 0; steps < maxSteps; steps++ {
+	for steps := 0; steps < lim.steps; steps++ {
 		if len(g.Out(n)) == 0 {
 			r.Ended = true
 			return r
@@ -469,9 +480,13 @@ func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, r
 		}
 		st, n = s.Next, s.Edge.To
 		if anchors[n] {
-			r.Visits = append(r.Visits, Visit{Node: n, State: st, Retreats: retreats, Path: path})
+			v := Visit{Node: n, State: st, Retreats: retreats, Path: path}
+			if lim.probe {
+				v.State, v.Path = nil, nil
+			}
+			r.Visits = append(r.Visits, v)
 			path = nil
-			if len(r.Visits) >= maxRunVisits {
+			if len(r.Visits) >= lim.visits {
 				return r
 			}
 		}
@@ -515,11 +530,11 @@ func recordStackStores(b *ir.Builder, g *ir.TFG, e *ir.Edge, st []ir.Value, env 
 }
 
 // coExecute runs both sides from co-execution k's entry state.
-func (p *Pair) coExecute(k, maxSteps int, x *prove.ExtraRun) *CoRun {
+func (p *Pair) coExecute(k int, lim runLimits, x *prove.ExtraRun) *CoRun {
 	cr := p.newCoRun(k, x)
 	srcAnchors, dstAnchors := AnchorSet(p.Src.TFG), AnchorSet(p.Dst.TFG)
-	cr.Src = execute(p.Src.TFG, srcAnchors, cr.Entry, cr.env, cr.RSP0, maxSteps, false)
-	cr.Dst = execute(p.Dst.TFG, dstAnchors, cr.Entry, cr.env, cr.RSP0, maxSteps, true)
+	cr.Src = execute(p.Src.TFG, srcAnchors, cr.Entry, cr.env, cr.RSP0, lim, false)
+	cr.Dst = execute(p.Dst.TFG, dstAnchors, cr.Entry, cr.env, cr.RSP0, lim, true)
 	return cr
 }
 
@@ -638,7 +653,7 @@ func (r *Run) Arrivals(n ir.NodeID) int { return r.counts[n] }
 func (p *Pair) HeldOutCoRuns(ctx context.Context, n int) []*CoRun {
 	runs := make([]*CoRun, n)
 	for k := range runs {
-		runs[k] = p.coExecute(coRuns+k, shortRunSteps, nil)
+		runs[k] = p.coExecute(coRuns+k, runLimits{steps: shortRunSteps, visits: maxRunVisits}, nil)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -663,7 +678,7 @@ func (p *Pair) CoExecuteAll(ctx context.Context) []*CoRun {
 		if !looped {
 			steps = longRunSteps
 		}
-		runs[k] = p.coExecute(k, steps, nil)
+		runs[k] = p.coExecute(k, runLimits{steps: steps, visits: maxRunVisits}, nil)
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -136,7 +136,7 @@ func TestRunVisitsBounded(t *testing.T) {
 		st[i] = ir.BVValue(ir.NewBV(64, 0))
 	}
 	st[x86.StateMem] = ir.MemValue(ir.NewMem(0))
-	r := execute(g, AnchorSet(g), st, &ir.MapEnv{}, 1<<40, 10*maxRunVisits, false)
+	r := execute(g, AnchorSet(g), st, &ir.MapEnv{}, 1<<40, runLimits{steps: 10 * maxRunVisits, visits: maxRunVisits}, false)
 	if len(r.Visits) != maxRunVisits || r.Ended {
 		t.Errorf("%d visits, ended %v; want %d, not ended", len(r.Visits), r.Ended, maxRunVisits)
 	}
