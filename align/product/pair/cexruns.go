@@ -126,7 +126,8 @@ func modelPointee(mem *ir.Mem, a uint64) []byte {
 // runs after the first go, or as far as the first when r is Long (keeping
 // fewer visits, maxLongExtraVisits): a vectorized loop's long runs,
 // several per round, took the memory cap (stencil3, clang-16), so the
-// engines ask for one long run a round, and only one LongRunEnds.
+// engines make at most one long run a round, and only one that
+// LongRunEnds finds ends.
 func (p *Pair) CoExecuteExtra(r prove.ExtraRun) *CoRun {
 	if r.Long {
 		return p.coExecute(r.Seed, runLimits{steps: longRunSteps, visits: maxLongExtraVisits}, &r)
