@@ -140,7 +140,7 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 	}
 	pre, assumptions := p.ModelPrecondition()
 	out.Assumptions = assumptions
-	r := s.Check(ctx, prove.Query{B: p.B, Assertions: []ir.Term{pre}})
+	r := p.Satisfiable(ctx, s, pre, false)
 	out.SMTQueries++
 	if r.Status != smtlib.Sat {
 		out.Reason = "inconsistent-assumptions: the precondition is not satisfiable (" + r.Status.String() + " " + r.Reason + ")"
@@ -266,7 +266,7 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 				// first seeded one, and replaces the short one if it
 				// ends (one that does not only costs memory).
 				long, r.Long = true, true
-				if p.LongRunEnds(r) {
+				if p.LongRunEnds(ctx, r) {
 					cr = p.CoExecuteExtra(r)
 				} else {
 					r.Long = false

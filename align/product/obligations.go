@@ -165,7 +165,7 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 	if len(pr.premises) > 0 {
 		// The escaped locals' premises must hold in some state, or every
 		// obligation would be discharged vacuously.
-		r := s.Check(ctx, prove.Query{B: b, Assertions: []ir.Term{pre}})
+		r := pr.p.Satisfiable(ctx, s, pre, false)
 		out.SMTQueries++
 		if r.Status != smtlib.Sat {
 			out.Reason = "inconsistent-assumptions: the precondition and the escaped locals' premises are not satisfiable (" + r.Status.String() + " " + r.Reason + ")"

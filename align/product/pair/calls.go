@@ -191,9 +191,13 @@ func (p *Pair) libraryCallees(set map[string]bool) map[string]bool {
 
 // outsideStack reports addresses whose n bytes the premises place outside
 // the stack region, whole: a global's (the precondition), an escaped
-// local's block (escapePremises).
+// local's block (escapePremises), the ParamReach bytes from a pointer
+// parameter's entry value (frameFreeParams).
 func (p *Pair) outsideStack(es []*escapedLocal) func(a ir.Term, n uint32) bool {
 	sizes := map[ir.Term]uint64{}
+	for _, v := range p.frameFreeParamVars() {
+		sizes[v] = ParamReach
+	}
 	for _, g := range p.GlobalVars() {
 		size := p.GlobalSize(p.B.VarName(g))
 		if size == 0 {

@@ -1,6 +1,7 @@
 package pair
 
 import (
+	"context"
 	"encoding/hex"
 	"fmt"
 
@@ -139,9 +140,10 @@ func (p *Pair) CoExecuteExtra(r prove.ExtraRun) *CoRun {
 // set) ends on both sides, found by a probe that keeps no states: a
 // model's argument may send a loop around for ever (interleave's n near
 // 2^31), and two engines' rounds of such runs, each keeping its visits'
-// states, outgrew a 4 GiB check.
-func (p *Pair) LongRunEnds(r prove.ExtraRun) bool {
-	return !p.coExecute(r.Seed, runLimits{steps: longRunSteps, visits: maxLongExtraVisits, probe: true}, &r).Cut()
+// states, outgrew a 4 GiB check. A probe still going when ctx is done
+// says no.
+func (p *Pair) LongRunEnds(ctx context.Context, r prove.ExtraRun) bool {
+	return !p.coExecute(r.Seed, runLimits{steps: longRunSteps, visits: maxLongExtraVisits, probe: true, ctx: ctx}, &r).Cut()
 }
 
 // Cut says whether a side's run stopped before the function's end: at the

@@ -434,11 +434,19 @@ func (p *Pair) registerParams() ([]inputs.RegisterParam, int) {
 }
 
 // runLimits bound a run: its steps (edges) and the anchor visits it
-// keeps; a probe keeps no states (it only finds where the run goes).
+// keeps; a probe keeps no states (it only finds where the run goes) and
+// stops, cut, when its ctx is done (a long probe of a loop sent around
+// for ever took seconds past the check's deadline). Runs whose states are
+// kept never look at a context: the proof records them, and the checker
+// must find the same run.
 type runLimits struct {
 	steps, visits int
 	probe         bool
+	ctx           context.Context
 }
+
+// probeCtxEvery is how many steps a probe goes between looks at its ctx.
+const probeCtxEvery = 4096
 
 // execute runs g from the entry on st within lim, recording every arrival
 // at an anchor and every stack store, and with paths the edges taken
@@ -452,6 +460,9 @@ func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, r
 	var path []int
 	b := g.B
 	for steps := 0; steps < lim.steps; steps++ {
+		if lim.ctx != nil && steps%probeCtxEvery == 0 && lim.ctx.Err() != nil {
+			return r
+		}
 		if len(g.Out(n)) == 0 {
 			r.Ended = true
 			return r

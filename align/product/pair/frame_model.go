@@ -22,7 +22,18 @@ import (
 // a[i] += a[i−1] before its loop, where the -O0 source has stored only
 // its spills, so nothing kept a[0] off those slots. The premise is about
 // the value alone, at the entry, whatever the function does with it:
-// p ∉ [rsp0 − ub.StackLimit, rsp0 + 8).
+// p ∉ [rsp0 − ub.StackLimit − ParamReach, rsp0 + 8).
+//
+// The ParamReach bytes below the region are there for the object p points
+// into, which lies where p does, outside the region: so do the ParamReach
+// bytes from p on (p+c, 0 ≤ c < ParamReach, cannot wrap into the region),
+// and the calling convention's model knows a store through p+c (a struct
+// field) for one that misses the frame (outsideStack). Without it, every
+// store through a pointer before a call was replayed after the call byte
+// by byte, as one that might have landed in the caller's frame, and an
+// -O0 reload of the pointer from its slot read past those bytes: lua's
+// atomic2gen (four calls, stores into the global state between them)
+// made queries no solver finished.
 
 // frameFreeParams are the premises and proof lines of that rule: one for
 // each register parameter of pointer type. None without the OBVA model or
@@ -34,14 +45,32 @@ func (p *Pair) frameFreeParams() ([]ir.Term, []string) {
 	}
 	b := p.B
 	rsp := p.SrcVar(x86.StateGPR0 + x86.RSP)
-	lo := b.Sub(rsp, b.Const(64, ub.StackLimit))
+	lo := b.Sub(rsp, b.Const(64, ub.StackLimit+ParamReach))
 	var facts []ir.Term
 	var lines []string
 	for _, rp := range p.registerPointerParams() {
-		facts = append(facts, b.Uge(b.Sub(rp.Var, lo), b.Const(64, ub.StackLimit+8)))
-		lines = append(lines, fmt.Sprintf("obva: parameter %s (%s, in %s) points outside the stack region [rsp−%#x, rsp+8): no object of the caller is there", rp.Name, rp.Type.Name, x86.GPRNames[rp.Reg], ub.StackLimit))
+		facts = append(facts, b.Uge(b.Sub(rp.Var, lo), b.Const(64, ub.StackLimit+ParamReach+8)))
+		lines = append(lines, fmt.Sprintf("obva: parameter %s (%s, in %s) points outside [rsp−%#x, rsp+8), the stack region and the %#x bytes below it: no object of the caller is there", rp.Name, rp.Type.Name, x86.GPRNames[rp.Reg], ub.StackLimit+ParamReach, ParamReach))
 	}
 	return facts, lines
+}
+
+// ParamReach is how far past a pointer parameter the premise keeps the
+// stack region (frameFreeParams): 64 KiB, more than a struct's fields
+// and a constant index reach.
+const ParamReach = 1 << 16
+
+// frameFreeParamVars are the entry variables frameFreeParams constrains.
+func (p *Pair) frameFreeParamVars() []ir.Term {
+	f := p.Src.Fn.Func
+	if !p.OBVA || f == nil || f.Debug == nil {
+		return nil
+	}
+	var out []ir.Term
+	for _, rp := range p.registerPointerParams() {
+		out = append(out, rp.Var)
+	}
+	return out
 }
 
 // registerPointerParam is a parameter of pointer type passed in a

@@ -47,8 +47,18 @@ import (
 // premises hold (the obligations assume them, and their facts about where
 // objects lie read no memory). Its memo is shared by every term the check
 // rewrites.
-func (p *Pair) frameReadGuard(rsp ir.Term, simp *ir.Simplifier, outside func(a ir.Term, n uint32) bool) func(ir.Term) ir.Term {
+//
+// Every split it makes is recorded in guards (when not nil), for the
+// queries to lift (liftGuards).
+func (p *Pair) frameReadGuard(rsp ir.Term, simp *ir.Simplifier, outside func(a ir.Term, n uint32) bool, guards frameGuards) func(ir.Term) ir.Term {
 	b := p.B
+	split := func(cond, fast, read ir.Term) ir.Term {
+		r := b.Ite(cond, fast, read)
+		if guards != nil && b.Op(r) == ir.OpIte {
+			guards[r] = guardedRead{cond: b.Arg(r, 0), fast: b.Arg(r, 1)}
+		}
+		return r
+	}
 	strip := p.stackStoreStripper(rsp)
 	lo := simp.Simplify(b.Sub(rsp, b.Const(64, StackLimit)))
 	memo := map[ir.Term]ir.Term{}
@@ -117,7 +127,7 @@ func (p *Pair) frameReadGuard(rsp ir.Term, simp *ir.Simplifier, outside func(a i
 				if past := strip(m); past != m && outside(a, n) {
 					r = simp.Simplify(b.Select(past, a, n))
 				} else if past != m {
-					r = b.Ite(ub.MissesFrame(b, a, n, lo), simp.Simplify(b.Select(past, a, n)), r)
+					r = split(ub.MissesFrame(b, a, n, lo), simp.Simplify(b.Select(past, a, n)), r)
 				}
 			case int64(off) >= -StackLimit && int64(off)+int64(n) <= 8:
 				if fm := frameOnly(m); fm.mem != m && len(fm.dropped) <= maxDroppedStores {
@@ -127,7 +137,7 @@ func (p *Pair) frameReadGuard(rsp ir.Term, simp *ir.Simplifier, outside func(a i
 							miss = append(miss, ub.MissesFrame(b, b.Arg(st, 1), k, lo))
 						}
 					}
-					r = b.Ite(b.And(miss...), simp.Simplify(b.Select(fm.mem, a, n)), r)
+					r = split(b.And(miss...), simp.Simplify(b.Select(fm.mem, a, n)), r)
 				}
 			}
 		}
@@ -138,8 +148,11 @@ func (p *Pair) frameReadGuard(rsp ir.Term, simp *ir.Simplifier, outside func(a i
 }
 
 // maxDroppedStores bounds the stores through other addresses a frame read
-// is spelled out past (one condition each).
-const maxDroppedStores = 32
+// is spelled out past (one condition each). The call model replays every
+// store through a pointer before a call byte by byte (x86.CallConvention:
+// a byte that lands in the caller's frame is the caller's), so a pop after
+// a few calls reads past many: 74 in lua's atomic2gen (clang-16 -O2).
+const maxDroppedStores = 256
 
 // appendNew appends t to ts unless it is there (the slice is copied, as
 // the memo shares it).

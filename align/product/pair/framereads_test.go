@@ -50,7 +50,7 @@ func TestFrameReadGuard(t *testing.T) {
 			base, off := b.BaseOffset(a)
 			return base == g && off < 24 && uint64(n) <= 24-off
 		}
-		guard := (&Pair{B: b}).frameReadGuard(rsp, simp, inG)
+		guard := (&Pair{B: b}).frameReadGuard(rsp, simp, inG, nil)
 		for _, r := range reads {
 			rw := guard(r)
 			if base, _ := b.BaseOffset(b.Arg(r, 1)); base == g {

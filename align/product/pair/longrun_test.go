@@ -7,6 +7,7 @@ import (
 	"eqc/align/internal/aligntest"
 	"eqc/align/product/pair"
 	"eqc/ir"
+	"eqc/prove"
 )
 
 // TestLongRunWhereTheLoopIs: the loop runs only when k == 1, which the
@@ -36,4 +37,31 @@ func TestLongRunWhereTheLoopIs(t *testing.T) {
 		}
 	}
 	t.Errorf("no co-execution goes around the loop to the end")
+}
+
+// TestLongRunProbeStopsAtTheDeadline: the probe of a long run that ends
+// says so, and says no once its context is done (a model's loop sent
+// around for ever must not hold the check past its deadline).
+func TestLongRunProbeStopsAtTheDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles with gcc-12")
+	}
+	const src = "int A[20000];\nint guarded(int k)\n{\n\tint s = 0;\n\tif (k == 1)\n\t\tfor (int i = 0; i < 10000; i++)\n\t\t\ts += A[i] ^ i;\n\treturn s;\n}\n"
+	objs := aligntest.CompileC(t, "gcc-12", "guarded", src, "O0", "O3")
+	p, err := pair.Load(objs["O0"], "guarded", objs["O3"], "guarded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := prove.ExtraRun{Seed: pair.ExtraRunSeed(0), Args: []prove.Addr{1}, Long: true}
+	if !p.LongRunEnds(context.Background(), r) {
+		t.Fatalf("the long run with k = 1 does not end")
+	}
+	if cr := p.CoExecuteExtra(r); cr.Cut() {
+		t.Fatalf("the long run with k = 1 is cut")
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if p.LongRunEnds(done, r) {
+		t.Errorf("a probe whose context is done says the run ends")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"debug/elf"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -357,7 +358,8 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	// Reads through pointers past the frame's stores (framereads.go): an
 	// exact rewrite, so every obligation may read the rewritten terms.
-	guard := p.frameReadGuard(p.SrcVar(x86.StateGPR0+x86.RSP), p.Src.TFG.Simplifier, p.outsideStack(nil))
+	guards := frameGuards{}
+	guard := p.frameReadGuard(p.SrcVar(x86.StateGPR0+x86.RSP), p.Src.TFG.Simplifier, p.outsideStack(nil), guards)
 	pre = guard(pre)
 	for _, r := range []*loopFreeRun{&src, &dst} {
 		r.normal, r.ends = guard(r.normal), guard(r.ends)
@@ -379,11 +381,18 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			prove.DumpQuery("loopfree-"+strings.ReplaceAll(name, " ", "_"), q)
 		}
 		t0 := time.Now()
-		r := s.Check(ctx, q)
+		r, queries, lifted := guards.checkLifted(ctx, s, p.Src.TFG.Simplifier, q)
+		if !lifted {
+			r = s.Check(ctx, q)
+			queries++
+		}
 		if prove.Trace != nil {
 			prove.Trace("loop-free "+name, 0, 1, 0, r.Status, time.Since(t0))
 		}
-		out.SMTQueries++
+		if Debug {
+			fmt.Fprintf(os.Stderr, "eqc: loop-free %s: %v in %v (%d queries, splits lifted: %v)\n", name, r.Status, time.Since(t0), queries, lifted)
+		}
+		out.SMTQueries += queries
 		out.Obligations = append(out.Obligations, Obligation{Name: name, Status: r.Status, Reason: r.Reason})
 		switch r.Status {
 		case smtlib.Unsat:
@@ -398,7 +407,10 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 	// The assumptions must hold in some state, or every obligation below
 	// would be discharged vacuously.
-	r := s.Check(ctx, prove.Query{B: b, Assertions: []ir.Term{pre}, Let: calls})
+	if prove.DumpQuery != nil {
+		prove.DumpQuery("loopfree-precondition", prove.Query{B: b, Assertions: []ir.Term{pre}, Let: calls})
+	}
+	r := p.Satisfiable(ctx, s, pre, calls)
 	out.SMTQueries++
 	if r.Status != smtlib.Sat {
 		out.Reason = "inconsistent-assumptions: the precondition is not satisfiable (" + r.Status.String() + " " + r.Reason + ")"

@@ -172,3 +172,30 @@ int openlib(void)
 	sink("[\0-\x7F][\x80-\xBF]*", 11);
 	return 1;
 }
+
+/* Stores through a pointer parameter between calls that get the struct
+   and a field's address (lua's atomic2gen): -O0 reloads the pointer from
+   its slot after each call, past the stores the call model replays, which
+   the premise about pointer parameters (ParamReach) places outside the
+   frame under OBVA. Under none the stores stay undecided: unknown. */
+struct gstate {
+	long a, b, c;
+	long *list;
+	char state, kind;
+	long est;
+};
+extern void clear(struct gstate *g);
+extern void sweep(long **l);
+extern void finish(struct gstate *g);
+void togen(struct gstate *g)
+{
+	clear(g);
+	g->state = 3;
+	sweep(&g->list);
+	g->a = g->b = (long)g->list;
+	g->kind = 1;
+	g->c = 0;
+	g->est = g->a + g->c;
+	sweep(&g->list);
+	finish(g);
+}

@@ -1,0 +1,46 @@
+package pair_test
+
+import (
+	"context"
+	"testing"
+
+	"eqc/align/internal/aligntest"
+	"eqc/align/product/pair"
+	"eqc/ir/smtlib"
+	"eqc/prove"
+	"eqc/x86"
+)
+
+// TestSatisfiedByRun: a run's entry state satisfies the precondition of a
+// function of pointer parameters and calls (the answer the solver is
+// spared), and nothing satisfies a precondition with a false premise,
+// which the solver then refutes.
+func TestSatisfiedByRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles with gcc-12")
+	}
+	const src = "struct s { long a, b; };\nextern void f(struct s *);\nvoid g(struct s *p, long *q)\n{\n\tf(p);\n\tp->b = *q;\n\tf(p);\n}\n"
+	objs := aligntest.CompileC(t, "gcc-12", "g", src, "O0", "O2")
+	p, err := pair.Load(objs["O0"], "g", objs["O2"], "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.OBVA = true
+	b := p.B
+	pre, _ := p.LoopFreePrecondition()
+	if !p.SatisfiedByRun(pre) {
+		t.Errorf("no run's entry state satisfies the precondition")
+	}
+	s, _, err := prove.New(prove.Options{})
+	if err != nil {
+		t.Skip(err)
+	}
+	rsp := p.SrcVar(x86.StateGPR0 + x86.RSP)
+	never := b.And(pre, b.Eq(rsp, b.Const(64, 1)))
+	if p.SatisfiedByRun(never) {
+		t.Errorf("a run's entry state satisfies rsp = 1")
+	}
+	if r := p.Satisfiable(context.Background(), s, never, false); r.Status != smtlib.Unsat {
+		t.Errorf("the precondition with rsp = 1: %v, want unsat", r.Status)
+	}
+}
