@@ -45,11 +45,15 @@ func (p *Pair) frameFreeParams() ([]ir.Term, []string) {
 	}
 	b := p.B
 	rsp := p.SrcVar(x86.StateGPR0 + x86.RSP)
-	lo := b.Sub(rsp, b.Const(64, ub.StackLimit+ParamReach))
+	// Two facts, the region's and the bytes below it: one atom over both
+	// made the kernels' disjointness queries slower (gcc's compact: 18 s
+	// to 30 s), where the region's atom alone is what they use.
+	lo := b.Sub(rsp, b.Const(64, ub.StackLimit))
+	below := b.Sub(rsp, b.Const(64, ub.StackLimit+ParamReach))
 	var facts []ir.Term
 	var lines []string
 	for _, rp := range p.registerPointerParams() {
-		facts = append(facts, b.Uge(b.Sub(rp.Var, lo), b.Const(64, ub.StackLimit+ParamReach+8)))
+		facts = append(facts, b.Uge(b.Sub(rp.Var, lo), b.Const(64, ub.StackLimit+8)), b.Uge(b.Sub(rp.Var, below), b.Const(64, ParamReach)))
 		lines = append(lines, fmt.Sprintf("obva: parameter %s (%s, in %s) points outside [rsp−%#x, rsp+8), the stack region and the %#x bytes below it: no object of the caller is there", rp.Name, rp.Type.Name, x86.GPRNames[rp.Reg], ub.StackLimit+ParamReach, ParamReach))
 	}
 	return facts, lines
