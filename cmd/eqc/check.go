@@ -446,6 +446,9 @@ func superviseChecks(o *checkOptions, rep *checkReport, stderr io.Writer) int {
 			rep.worse(exitBadInput)
 			continue
 		case reason == "timeout":
+			// What the worker wrote before it was killed (EQC_DEBUG's
+			// trace), then why.
+			io.WriteString(stderr, w.Stderr)
 			fmt.Fprintf(stderr, "eqc check: %s: killed after %.1fs (--timeout %s + grace %s)\n", name, w.Wall.Seconds(), o.timeout, grace)
 		case reason == "memout":
 			fmt.Fprintf(stderr, "eqc check: %s: out of memory under --memory %s: %s\n", name, o.memory, firstStderrLine(w.Stderr))

@@ -14,6 +14,7 @@ import (
 // that a check that runs out of memory leaves the profile of its peak
 // behind (`go tool pprof bin/eqc FILE.PID`).
 func init() {
+	startCPUProfile()
 	file := os.Getenv("EQC_DEBUG_HEAP")
 	if file == "" {
 		return
@@ -35,4 +36,33 @@ func init() {
 			f.Close()
 		}
 	}()
+}
+
+// With EQC_DEBUG_CPU=FILE, every eqc process that ends normally (not one
+// killed at its deadline: give the check room) writes its CPU profile to
+// FILE.PID (`go tool pprof bin/eqc FILE.PID`); stopCPUProfile, called
+// before the process exits, writes it.
+func startCPUProfile() {
+	file := os.Getenv("EQC_DEBUG_CPU")
+	if file == "" {
+		return
+	}
+	f, err := os.Create(file + "." + strconv.Itoa(os.Getpid()))
+	if err != nil {
+		return
+	}
+	if pprof.StartCPUProfile(f) != nil {
+		f.Close()
+		return
+	}
+	cpuProfile = f
+}
+
+var cpuProfile *os.File
+
+func stopCPUProfile() {
+	if cpuProfile != nil {
+		pprof.StopCPUProfile()
+		cpuProfile.Close()
+	}
 }

@@ -55,7 +55,9 @@ func commands() []command {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	stopCPUProfile()
+	os.Exit(code)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
