@@ -15,15 +15,7 @@ import (
 // run's cap. The seeded runs go far until one has gone around a loop, so
 // some run still goes around it to the end: the loop's exit is seen.
 func TestLongRunWhereTheLoopIs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles with gcc-12")
-	}
-	const src = "int A[20000];\nint guarded(int k)\n{\n\tint s = 0;\n\tif (k == 1)\n\t\tfor (int i = 0; i < 10000; i++)\n\t\t\ts += A[i] ^ i;\n\treturn s;\n}\n"
-	objs := aligntest.CompileC(t, "gcc-12", "guarded", src, "O0", "O3")
-	p, err := pair.Load(objs["O0"], "guarded", objs["O3"], "guarded")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadGuarded(t)
 	g := p.Src.TFG
 	for _, cr := range p.CoExecuteAll(context.Background()) {
 		heads := 0
@@ -43,15 +35,7 @@ func TestLongRunWhereTheLoopIs(t *testing.T) {
 // says so, and says no once its context is done (a model's loop sent
 // around for ever must not hold the check past its deadline).
 func TestLongRunProbeStopsAtTheDeadline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles with gcc-12")
-	}
-	const src = "int A[20000];\nint guarded(int k)\n{\n\tint s = 0;\n\tif (k == 1)\n\t\tfor (int i = 0; i < 10000; i++)\n\t\t\ts += A[i] ^ i;\n\treturn s;\n}\n"
-	objs := aligntest.CompileC(t, "gcc-12", "guarded", src, "O0", "O3")
-	p, err := pair.Load(objs["O0"], "guarded", objs["O3"], "guarded")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadGuarded(t)
 	r := prove.ExtraRun{Seed: pair.ExtraRunSeed(0), Args: []prove.Addr{1}, Long: true}
 	if !p.LongRunEnds(context.Background(), r) {
 		t.Fatalf("the long run with k = 1 does not end")
@@ -64,4 +48,11 @@ func TestLongRunProbeStopsAtTheDeadline(t *testing.T) {
 	if p.LongRunEnds(done, r) {
 		t.Errorf("a probe whose context is done says the run ends")
 	}
+}
+
+// loadGuarded is the pair of the tests above: gcc-12 -O0 and -O3 of a loop
+// that runs only when k == 1 and takes more steps than a short run's cap.
+func loadGuarded(t *testing.T) *pair.Pair {
+	const src = "int A[20000];\nint guarded(int k)\n{\n\tint s = 0;\n\tif (k == 1)\n\t\tfor (int i = 0; i < 10000; i++)\n\t\t\ts += A[i] ^ i;\n\treturn s;\n}\n"
+	return aligntest.LoadPair(t, "gcc-12", "guarded", src, "O0", "O3")
 }

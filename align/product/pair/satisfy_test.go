@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"eqc/align/internal/aligntest"
-	"eqc/align/product/pair"
 	"eqc/ir/smtlib"
 	"eqc/prove"
 	"eqc/x86"
@@ -16,15 +15,8 @@ import (
 // spared), and nothing satisfies a precondition with a false premise,
 // which the solver then refutes.
 func TestSatisfiedByRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles with gcc-12")
-	}
 	const src = "struct s { long a, b; };\nextern void f(struct s *);\nvoid g(struct s *p, long *q)\n{\n\tf(p);\n\tp->b = *q;\n\tf(p);\n}\n"
-	objs := aligntest.CompileC(t, "gcc-12", "g", src, "O0", "O2")
-	p, err := pair.Load(objs["O0"], "g", objs["O2"], "g")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := aligntest.LoadPair(t, "gcc-12", "g", src, "O0", "O2")
 	p.OBVA = true
 	b := p.B
 	pre, _ := p.LoopFreePrecondition()
