@@ -382,6 +382,15 @@ func (b *Builder) And(xs ...Term) Term {
 	return t
 }
 
+// Conjuncts are t's top-level conjunctions flattened: t's own
+// conjuncts, in order (t itself when it is no conjunction).
+func (b *Builder) Conjuncts(t Term) []Term {
+	if b.Op(t) != OpAnd {
+		return []Term{t}
+	}
+	return append(b.Conjuncts(b.Arg(t, 0)), b.Conjuncts(b.Arg(t, 1))...)
+}
+
 // Or is the disjunction of xs; false when xs is empty.
 func (b *Builder) Or(xs ...Term) Term {
 	if len(xs) == 0 {

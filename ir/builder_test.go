@@ -1,6 +1,9 @@
 package ir
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestLookupSelect: a select the builder made is found, by its memory,
 // address and width; one it did not make is not, and looking does not make
@@ -23,6 +26,27 @@ func TestLookupSelect(t *testing.T) {
 		}
 		if b.Len() != n {
 			t.Errorf("LookupSelect made a term")
+		}
+	}
+}
+
+// TestConjuncts: nested conjunctions flatten in order; anything else is
+// its own one conjunct.
+func TestConjuncts(t *testing.T) {
+	b := NewBuilder()
+	x, y, z := b.Var("x", BoolSort), b.Var("y", BoolSort), b.Var("z", BoolSort)
+	or := b.Or(y, z)
+	for _, c := range []struct {
+		t    Term
+		want []Term
+	}{
+		{b.And(x, b.And(y, z)), []Term{x, y, z}},
+		{b.And(b.And(x, or), z), []Term{x, or, z}},
+		{or, []Term{or}},
+	} {
+		got := b.Conjuncts(c.t)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("Conjuncts(%s) = %v, want %v", b.Short(c.t), got, c.want)
 		}
 	}
 }

@@ -118,7 +118,7 @@ func (pr *Product) entryPathGuards(n *PNode, samples []sample) []ir.Term {
 	var out []ir.Term
 	for _, ep := range pr.entryPaths(n) {
 		cond := pr.simp.Simplify(ep.sub.Apply(ep.ps.Cond))
-		for _, t := range conjuncts(b, cond) {
+		for _, t := range b.Conjuncts(cond) {
 			if seen[t] || b.Op(t) == ir.OpTrue || !pr.guardTerm(t) || !pr.holdsOn(n, samples, t) {
 				continue
 			}
@@ -127,14 +127,6 @@ func (pr *Product) entryPathGuards(n *PNode, samples []sample) []ir.Term {
 		}
 	}
 	return out
-}
-
-// conjuncts flattens t's top-level conjunctions.
-func conjuncts(b *ir.Builder, t ir.Term) []ir.Term {
-	if b.Op(t) != ir.OpAnd {
-		return []ir.Term{t}
-	}
-	return append(conjuncts(b, b.Arg(t, 0)), conjuncts(b, b.Arg(t, 1))...)
 }
 
 // guardTerm reports whether t is worth a candidate: small and free of

@@ -82,20 +82,12 @@ func readsMemory(b *ir.Builder, t ir.Term) bool {
 // term of memory sort in them.
 func memoryFreeConjuncts(b *ir.Builder, ts []ir.Term) []ir.Term {
 	var out []ir.Term
-	var walk func(ir.Term)
-	walk = func(t ir.Term) {
-		if b.Op(t) == ir.OpAnd {
-			for _, a := range b.Args(t) {
-				walk(a)
-			}
-			return
-		}
-		if !readsMemory(b, t) {
-			out = append(out, t)
-		}
-	}
 	for _, t := range ts {
-		walk(t)
+		for _, c := range b.Conjuncts(t) {
+			if !readsMemory(b, c) {
+				out = append(out, c)
+			}
+		}
 	}
 	return out
 }
