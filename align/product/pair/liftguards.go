@@ -16,8 +16,9 @@ import (
 // read past them, read the read as it was. The solver gets the whole term
 // and instantiates its array axioms for the slow arm too: a pop of rbx
 // past the 74 bytes a call model replays (lua's atomic2gen, clang-16 -O2)
-// read as ite(c, rbx, read) still ran past a minute, both in Z3 and cvc5,
-// though c follows from the precondition's address facts alone.
+// read as ite(c, rbx, read) still ran to the check's 20 s timeout, though
+// c follows from the precondition's address facts alone (unsplit, the
+// query ran past 30 s in both Z3 and cvc5, even without the precondition).
 //
 // liftGuards asks two smaller questions instead. Let Φ be a query's
 // assertions, F those of its conjuncts that read no memory (no term of
