@@ -39,8 +39,8 @@ import (
 // each register parameter of pointer type. None without the OBVA model or
 // without the source's DWARF.
 func (p *Pair) frameFreeParams() ([]ir.Term, []string) {
-	f := p.Src.Fn.Func
-	if !p.OBVA || f == nil || f.Debug == nil {
+	params := p.frameFreeParamList()
+	if len(params) == 0 {
 		return nil, nil
 	}
 	b := p.B
@@ -52,7 +52,7 @@ func (p *Pair) frameFreeParams() ([]ir.Term, []string) {
 	below := b.Sub(rsp, b.Const(64, ub.StackLimit+ParamReach))
 	var facts []ir.Term
 	var lines []string
-	for _, rp := range p.registerPointerParams() {
+	for _, rp := range params {
 		facts = append(facts, b.Uge(b.Sub(rp.Var, lo), b.Const(64, ub.StackLimit+8)), b.Uge(b.Sub(rp.Var, below), b.Const(64, ParamReach)))
 		lines = append(lines, fmt.Sprintf("obva: parameter %s (%s, in %s) points outside [rsp−%#x, rsp+8), the stack region and the %#x bytes below it: no object of the caller is there", rp.Name, rp.Type.Name, x86.GPRNames[rp.Reg], ub.StackLimit+ParamReach, ParamReach))
 	}
@@ -64,14 +64,19 @@ func (p *Pair) frameFreeParams() ([]ir.Term, []string) {
 // and a constant index reach.
 const ParamReach = 1 << 16
 
-// frameFreeParamVars are the entry variables frameFreeParams constrains.
-func (p *Pair) frameFreeParamVars() []ir.Term {
-	f := p.Src.Fn.Func
-	if !p.OBVA || f == nil || f.Debug == nil {
+// frameFreeParamList are the parameters frameFreeParams constrains: the
+// register pointer parameters, under OBVA only.
+func (p *Pair) frameFreeParamList() []registerPointerParam {
+	if !p.OBVA {
 		return nil
 	}
+	return p.registerPointerParams()
+}
+
+// frameFreeParamVars are their entry variables.
+func (p *Pair) frameFreeParamVars() []ir.Term {
 	var out []ir.Term
-	for _, rp := range p.registerPointerParams() {
+	for _, rp := range p.frameFreeParamList() {
 		out = append(out, rp.Var)
 	}
 	return out

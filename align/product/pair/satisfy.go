@@ -8,9 +8,10 @@ import (
 	"eqc/prove"
 )
 
-// Satisfiable says whether the assumptions t may hold, as every engine
-// asks of its precondition before the obligations it makes vacuous when
-// they cannot. A model found by evaluation answers first: the entry state
+// Satisfiable says whether the assumptions t may hold, as the loop-free
+// engine, the product's escaped-locals premises and the proof checker ask
+// before the obligations they make vacuous when they cannot (the loop
+// engine asks the solver itself: align/engines.go says why). A model found by evaluation answers first: the entry state
 // of a co-execution, with the run's interpretation of every free variable
 // and uninterpreted function (hashEnv: a function of its arguments, as
 // the solver's are), is an assignment, and t true under it is t
