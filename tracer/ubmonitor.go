@@ -40,6 +40,8 @@ import (
 //     executable's symbols) its pointer was derived from (ubprovenance.go:
 //     the pointer's object is followed through moves, spills, adds and
 //     subs, so q = H; q[4] is caught even where H[4] is the next object).
+//   - obva: a pointer subtraction whose byte distance is no multiple of
+//     the element size (ubptrdiff.go).
 //   - div, null: a division by zero or INT_MIN/−1 and an access to page 0
 //     fault in the source's run, which Confirm never counts as a
 //     difference.
@@ -87,6 +89,7 @@ type ubMonitor struct {
 	// must stay inside the object its address computation starts from.
 	objects []funcRange
 	prov    provenance
+	ptrDiff ptrDiffMarks // registers holding a pointer difference (ubptrdiff.go)
 }
 
 func newUBMonitor(proc *Process, exe *Executable, fn string, debug *x86.FuncDebug, models ub.Set) *ubMonitor {
@@ -164,6 +167,7 @@ func (m *ubMonitor) step(pre, post *State) bool {
 	models, what := m.check(inst, fr, pre, post)
 	if models&m.models == 0 {
 		m.prov.update(inst, pre, pre.Rip+uint64(inst.Len))
+		m.updatePtrDiff(inst, pre, post)
 		return true
 	}
 	m.event = &UBEvent{Models: models, Func: fr.name, Offset: pre.Rip - fr.start, Intel: x86asm.IntelSyntax(inst, pre.Rip, nil), What: what}
@@ -174,6 +178,9 @@ func (m *ubMonitor) step(pre, post *State) bool {
 // undefined, and why.
 func (m *ubMonitor) check(inst x86asm.Inst, fr funcRange, pre, post *State) (ub.Set, string) {
 	next := pre.Rip + uint64(inst.Len)
+	if models, what, exact := m.checkPtrDiff(inst, pre, post, next); models != 0 || exact {
+		return models, what
+	}
 	w := uint(inst.DataSize)
 	switch inst.Op {
 	case x86asm.ADD, x86asm.SUB, x86asm.IMUL, x86asm.NEG, x86asm.INC, x86asm.DEC:

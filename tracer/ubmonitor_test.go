@@ -30,6 +30,10 @@ int locp(int i) { int a[4] = {1, 2, 3, 4}; int *q = a; return q[i]; }
 int G[4], H[4];
 int gl(int i) { return G[i]; }
 int gp(int i) { int *q = H; return q[i]; }
+long pd(long *p, long *q) { return p - q; }
+typedef char T[12];
+long pd12(T *p, T *q) { return p - q; }
+long top(long **top, long *func) { long d = (func + 1) - *top; return (long)(*top + d); }
 `
 
 var ubConstant = regexp.MustCompile(`\{ .* \}`).ReplaceAllString(ubSource, "{ return 12345; }")
@@ -85,6 +89,14 @@ func TestUBMonitor(t *testing.T) {
 		{"gl", Input{Args: []uint64{0xffffffffffffffff}}, 1 << ub.OBVA},
 		{"gp", Input{Args: []uint64{2}}, 0},
 		{"gp", Input{Args: []uint64{4}}, 1 << ub.OBVA},
+		{"pd", heap(HeapAddr+16, HeapAddr), 0},
+		{"pd", heap(HeapAddr+12, HeapAddr), 1 << ub.OBVA},
+		{"pd", Input{Args: []uint64{5, 3}}, 0}, // no addresses: not a pointer subtraction
+		{"pd12", heap(HeapAddr+24, HeapAddr), 0},
+		{"pd12", heap(HeapAddr+16, HeapAddr), 1 << ub.OBVA},   // 4 bytes off the 4-byte part: sar
+		{"pd12", heap(HeapAddr+12, HeapAddr+4), 1 << ub.OBVA}, // 8 bytes: a multiple of 4, not of 3
+		{"top", Input{Args: []uint64{HeapAddr, HeapAddr + 0xc0}, Mem: []MemInit{{Addr: HeapAddr, Data: []byte{0x40, 0, 0, 0x10, 0, 0, 0, 0}}}}, 0},
+		{"top", Input{Args: []uint64{HeapAddr, HeapAddr + 0xc4}, Mem: []MemInit{{Addr: HeapAddr, Data: []byte{0x40, 0, 0, 0x10, 0, 0, 0, 0}}}}, 1 << ub.OBVA},
 	}
 	for _, cc := range []string{"gcc-12", "clang-16"} {
 		t.Run(cc, func(t *testing.T) {
