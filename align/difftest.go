@@ -377,7 +377,7 @@ func readOnly(p *pair.Pair, sym string) bool {
 // int is the common case).
 func globalElem(p *pair.Pair, sym string) inputs.Elem {
 	for _, f := range p.DWARFFiles() {
-		g, ok := f.Globals[sym]
+		g, ok := p.GlobalIn(f, sym)
 		if !ok {
 			continue
 		}

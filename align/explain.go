@@ -408,7 +408,7 @@ func paramBuffer(in tracer.Input, pm inputs.Param, ptr uint64) (block, bool) {
 // file describes it).
 func globalBlock(p *pair.Pair, name string, data []byte) block {
 	for _, f := range p.DWARFFiles() {
-		g, ok := f.Globals[name]
+		g, ok := p.GlobalIn(f, name)
 		if !ok {
 			continue
 		}

@@ -136,7 +136,7 @@ func ParseRecipe(name, where string, data []byte) (*Recipe, error) {
 // manifest lines once Fetch has fetched and prepared the tree. Static
 // functions are checked unless the recipe says static-functions no.
 func (r *Recipe) Suite() *Suite {
-	return &Suite{Name: r.Name, Matrix: DefaultMatrix(), recipe: r}
+	return &Suite{Name: r.Name, Matrix: DefaultMatrix(), recipe: r, Program: true}
 }
 
 // SpecRoot is where recipes' sources are fetched and prepared, one
@@ -169,6 +169,7 @@ func (s *Suite) prepareRecipe(ctx context.Context, log io.Writer) error {
 	}
 	loaded.recipe = r
 	loaded.Dir = dir
+	loaded.Program = true
 	*s = *loaded
 	return nil
 }

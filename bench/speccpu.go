@@ -170,7 +170,7 @@ func specCPUSuite(dir string, g specGeneration, extra []string) (*Suite, error) 
 	if info, err := os.Stat(src); err != nil || !info.IsDir() {
 		return nil, &SpecCPUError{Path: src, Msg: "no sources directory"}
 	}
-	s := &Suite{Name: name, Dir: src, Matrix: DefaultMatrix(), Variants: []Variant{DefaultVariant}, StaticFunctions: true}
+	s := &Suite{Name: name, Dir: src, Matrix: DefaultMatrix(), Variants: []Variant{DefaultVariant}, StaticFunctions: true, Program: true}
 	for _, f := range obj.Sources {
 		if !strings.HasSuffix(f, ".c") {
 			continue // assembly or C++ helpers of a C benchmark

@@ -56,6 +56,12 @@ type Suite struct {
 	// load the keepsig plugin (KeepSignaturesFlags) so that the optimizer
 	// keeps their signatures.
 	StaticFunctions bool
+	// Program says the sources are the units of one program (a recipe's,
+	// a SPEC CPU benchmark's): a global one unit declares is defined by
+	// another, whose DWARF gives its size where the declaring unit's says
+	// nothing (clang describes no extern variable), so each check takes
+	// the other units' source objects as context.
+	Program bool
 
 	files  fs.FS   // the embedded files of a built-in suite
 	recipe *Recipe // the recipe of a suite fetched from Debian's sources

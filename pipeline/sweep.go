@@ -412,6 +412,15 @@ func plan(cfg Config, objs map[objKey]bench.Object, sum *Summary) []Check {
 							context = append(context, o.Path)
 						}
 					}
+					if cfg.Suite.Program {
+						// The program's other units define what this
+						// one declares (bench.Suite.Program).
+						for _, unit := range cfg.Suite.Sources {
+							if o, ok := objs[objKey{unit, scc, cfg.SrcOpt.String(), v.Name}]; ok && unit != src {
+								context = append(context, o.Path)
+							}
+						}
+					}
 					srcFuncs := cfg.Suite.CheckedFunctions(so)
 					for _, f := range cfg.Suite.CheckedFunctions(do) {
 						if !slices.Contains(srcFuncs, f) {

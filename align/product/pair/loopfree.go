@@ -257,12 +257,21 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			r.endMem = halt.Transfer[x86.StateMem]
 		}
 		if k == 1 {
-			r.normal, r.ends = sub.Apply(r.normal), sub.Apply(r.ends)
+			// Over the source's entry state, normalized: a path of one
+			// edge is the lifter's terms as they are, (rsp − 8) + 8 and
+			// all, and the frame-read split (framereads.go) sees a store
+			// into the frame only at the entry rsp plus a constant (an
+			// -O0 target: the sanitizer build's bridge to the source).
+			simp := p.Src.TFG.Simplifier
+			r.normal, r.ends = simp.Simplify(sub.Apply(r.normal)), simp.Simplify(sub.Apply(r.ends))
 			if r.final != nil {
 				r.final = sub.ApplyAll(r.final)
+				for i, t := range r.final {
+					r.final[i] = simp.Simplify(t)
+				}
 			}
 			if r.endMem != ir.NoTerm {
-				r.endMem = sub.Apply(r.endMem)
+				r.endMem = simp.Simplify(sub.Apply(r.endMem))
 			}
 		}
 		sides[k] = r

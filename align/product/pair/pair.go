@@ -54,6 +54,18 @@ func (p *Pair) DWARFFiles() []*x86.File {
 	return append([]*x86.File{p.Src.File, p.Dst.File}, p.Context...)
 }
 
+// GlobalIn is f's DWARF description of the global sym, f one of
+// DWARFFiles. A context file's static variable is another object that
+// happens to share the name (two units of a program may each have a
+// static count), so only the pair's own files describe statics.
+func (p *Pair) GlobalIn(f *x86.File, sym string) (*x86.GlobalVar, bool) {
+	g, ok := f.Globals[sym]
+	if !ok || g.Static && f != p.Src.File && f != p.Dst.File {
+		return nil, false
+	}
+	return g, true
+}
+
 // Prefixes of the two sides' state variables.
 const (
 	SrcPrefix = "src."
@@ -127,7 +139,7 @@ func (p *Pair) GlobalSize(name string) uint64 {
 	sym := strings.TrimPrefix(name, "&")
 	var size uint64
 	for _, f := range p.DWARFFiles() {
-		if g, ok := f.Globals[sym]; ok && g.Type.Size > 0 {
+		if g, ok := p.GlobalIn(f, sym); ok && g.Type.Size > 0 {
 			size = max(size, uint64(g.Type.Size))
 		}
 	}
@@ -167,7 +179,7 @@ func (p *Pair) globalAlign(name string) (int64, string) {
 	var al int64
 	why := ""
 	for _, f := range p.DWARFFiles() {
-		g, ok := f.Globals[sym]
+		g, ok := p.GlobalIn(f, sym)
 		if !ok {
 			continue
 		}
