@@ -45,7 +45,11 @@ const callLogCapacity = (CallLogSize/8 - callLogHeaderWords) / callLogEntryWords
 // only for a negative operand, for errno): a stub's made-up result, and
 // its call counted as an event, would show a correct compilation
 // differing. They make no system calls (errno is thread-local memory).
+// The const functions behind errno and the ctype macros return pointers
+// the code dereferences (isdigit reads (*__ctype_b_loc())[c]): a stub's
+// made-up pointer faulted every run at its first character class.
 var DefaultLibc = []string{
+	"__errno_location", "__ctype_b_loc", "__ctype_tolower_loc", "__ctype_toupper_loc",
 	"memcpy", "memmove", "memset", "memcmp", "bcmp", "memchr",
 	"strlen", "strnlen", "strcmp", "strncmp", "strchr", "strrchr", "strcpy", "strncpy",
 	"strstr", "strspn", "strcspn", "strpbrk",

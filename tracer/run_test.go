@@ -421,3 +421,30 @@ func TestStepMemory(t *testing.T) {
 		t.Fatalf("store not seen (steps %d)", r.Steps)
 	}
 }
+
+// TestThreadLocalLibc runs code that reads errno and the ctype tables
+// under the default link: errno and isdigit are calls of glibc's
+// __errno_location and __ctype_b_loc, whose results are pointers the code
+// dereferences. The proofs take them as const functions
+// (x86.ConstCallees); a stub's made-up pointer made every such run fault
+// at the first isdigit (gzip's read_buffer: a solver's counterexample
+// could not be run, nor could a lexer's co-executions get past a char).
+func TestThreadLocalLibc(t *testing.T) {
+	src := `#include <ctype.h>
+#include <errno.h>
+int digits(const char *s) { int n = 0; for (; *s; s++) n += isdigit((unsigned char)*s) != 0; return n; }
+int again(void) { errno = EAGAIN; return errno == EAGAIN; }
+int lower(int c) { return tolower(c); }
+`
+	_, p := build(t, "tls", src, LinkOptions{}, "-O2")
+	in := Vector{Args: []uint64{HeapAddr}, Mem: []MemInit{{Addr: HeapAddr, Data: cstr("a1b22c333")}}}
+	if r := call(t, p, "digits", in, nil); int32(r.Rax) != 6 {
+		t.Errorf("digits(\"a1b22c333\") = %d, want 6", int32(r.Rax))
+	}
+	if r := call(t, p, "again", Vector{}, nil); int32(r.Rax) != 1 {
+		t.Errorf("again() = %d, want 1", int32(r.Rax))
+	}
+	if r := call(t, p, "lower", Vector{Args: []uint64{'Q'}}, nil); int32(r.Rax) != 'q' {
+		t.Errorf("lower('Q') = %d, want %d", int32(r.Rax), 'q')
+	}
+}
