@@ -2,6 +2,7 @@ package x86
 
 import (
 	"fmt"
+	"strings"
 
 	"eqc/ir"
 )
@@ -91,6 +92,17 @@ type CallConvention struct {
 	// Sqrt are the square roots of SqrtCallees that neither file
 	// defines, whose results the model computes (sqrtResult).
 	Sqrt map[string]bool
+	// SiteRead are the callees some of whose arguments the call sites'
+	// registers give (Callees.Sites: a variadic callee's variadic part,
+	// every argument of one without a prototype), by how many arguments
+	// come before those. Such an argument whose value is still the
+	// undefined one an earlier call left (the site did not set it: the
+	// call passes fewer, fcntl(fd, F_GETFL) beside fcntl(fd, F_SETFL,
+	// flags)) becomes one variable shared by both sides, UnsetArg: the
+	// callee does not read it, and two sites that both leave it unset
+	// apply the callee alike. Any value one side does set is another
+	// argument than UnsetArg, which no equality gives.
+	SiteRead map[string]int
 
 	// Calls are the rewritten calls' result terms, in the order met.
 	Calls []ConventionCall
@@ -207,6 +219,14 @@ func (c *CallConvention) call(fn CallFunc, args []ir.Term) ir.Term {
 		// It reads the view and writes nothing.
 		return mem
 	}
+	if fixed, ok := c.SiteRead[fn.Callee]; ok && fixed < len(vals) {
+		vals = append([]ir.Term(nil), vals...)
+		for i := fixed; i < len(vals); i++ {
+			if undefinedValue(b, vals[i]) {
+				vals[i] = b.Var(UnsetArg, b.Sort(vals[i]))
+			}
+		}
+	}
 	cf := fn
 	cf.Convention = true
 	sorts := make([]ir.Sort, 0, len(vals)+1)
@@ -240,6 +260,23 @@ func (c *CallConvention) call(fn CallFunc, args []ir.Term) ir.Term {
 		return r
 	}
 	return r
+}
+
+// UnsetArg names the variable that stands for an argument register a call
+// site leaves as an earlier call left it (CallConvention.SiteRead).
+const UnsetArg = "callc.unset-argument"
+
+// undefinedValue reports whether t is (part of) a value the lifter made
+// undefined (UndefPrefix): a register a call clobbered.
+func undefinedValue(b *ir.Builder, t ir.Term) bool {
+	for b.Op(t) == ir.OpExtract {
+		t = b.Arg(t, 0)
+	}
+	if b.Op(t) != ir.OpVar {
+		return false
+	}
+	name := b.VarName(t)
+	return strings.HasPrefix(name, UndefPrefix) || strings.Contains(name, "."+UndefPrefix)
 }
 
 // absWidths are the C library's absolute values, by the width of their

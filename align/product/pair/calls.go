@@ -81,7 +81,7 @@ func (p *Pair) callAssumptions(callees []string) []string {
 		if proto != nil {
 			what = "variadic arguments"
 		}
-		out = append(out, fmt.Sprintf("the %s of %s are the first %d integer and %d vector argument registers, which the source sets in the call's block", what, name, site.Int, site.Vec))
+		out = append(out, fmt.Sprintf("the %s of %s are the first %d integer and %d vector argument registers, which the source sets in the call's block; one a call site leaves as an earlier call left it is no argument of that call, which %s does not read", what, name, site.Int, site.Vec, name))
 	}
 	return out
 }
@@ -162,7 +162,26 @@ func (p *Pair) callConvention(mem0 ir.Term, es []*escapedLocal) *x86.CallConvent
 	}
 	return &x86.CallConvention{B: p.B, Simp: p.Src.TFG.Simplifier, RSP0: p.SrcVar(x86.StateGPR0 + x86.RSP), Limit: StackLimit,
 		Outside: outside, ReadOnly: inReadOnly, Mem0: mem0, Const: p.constCallees(), Pure: p.pureCallees(),
-		Sqrt: p.libraryCallees(sqrtNames)}
+		Sqrt: p.libraryCallees(sqrtNames), SiteRead: p.siteReadCallees()}
+}
+
+// siteReadCallees are the callees some of whose arguments the source's
+// call sites give (x86.CallConvention.SiteRead), by their number of
+// declared parameters: the variadic ones and those with no prototype.
+func (p *Pair) siteReadCallees() map[string]int {
+	out := map[string]int{}
+	if p.Callees == nil {
+		return out
+	}
+	for name := range p.Callees.Sites {
+		switch proto := p.Callees.Protos[name]; {
+		case proto == nil:
+			out[name] = 0
+		case proto.Variadic:
+			out[name] = len(proto.Params)
+		}
+	}
+	return out
 }
 
 // sqrtNames are the names of x86.SqrtCallees.

@@ -52,6 +52,14 @@ double dcall(double d, int k) { return extd(d, k * 2) + 1.0; }
 void say(int n) { sink("hello", n); }
 
 int logit(int a, long b) { return logv("a=%d b=%ld\n", a, b); }
+/* Variadic calls with fewer arguments beside more: the first two calls
+   leave registers the third sets as the call before left them. */
+void steps(int a, long b)
+{
+	logv("start");
+	logv("a=%d", a);
+	logv("a=%d b=%ld", a, b);
+}
 
 int stackargs(int a) { return many(a, a + 1, a + 2, a + 3, a + 4, a + 5, a + 6, a + 7); }
 
