@@ -337,3 +337,28 @@ func TestConfirmNoReturn(t *testing.T) {
 		}
 	}
 }
+
+// TestAllocatorCallsNoDifference: gcc and clang -O2 turn malloc followed
+// by a memset to zero into calloc, which C allows; the runs' call logs
+// (malloc against calloc) and the stubs' pointers differ, and that is no
+// confirmed difference. A difference elsewhere in a function that
+// allocates is not confirmed either (the allocator's calls are the
+// compilers' to rewrite); without one, a difference counts.
+func TestAllocatorCallsNoDifference(t *testing.T) {
+	const src = "#include <stdlib.h>\n#include <string.h>\n" +
+		"int *zeros(unsigned long n) { int *p = malloc(n * sizeof *p); if (!p) return 0; memset(p, 0, n * sizeof *p); return p; }\n" +
+		"long plain(long x) { return x + 1; }\n"
+	for _, cc := range []string{"gcc-12", "clang-16"} {
+		o0 := pairObj(t, cc, "zeros", src, "-O0")
+		o2 := pairObj(t, cc, "zeros", src, "-O2")
+		c := confirm(t, o0, "zeros", o2, "zeros", Input{Args: []uint64{0}})
+		if c.Differ || !strings.Contains(c.Detail, "malloc") {
+			t.Errorf("%s: malloc+memset against calloc: differ %v %q, detail %q", cc, c.Differ, c.Differences, c.Detail)
+		}
+		// Without an allocator a difference still counts.
+		mut := pairObj(t, cc, "zeros-mutant", strings.Replace(src, "x + 1", "x + 2", 1), "-O2")
+		if c := confirm(t, o0, "plain", mut, "plain", Input{Args: []uint64{3}}); !c.Differ {
+			t.Errorf("%s: x + 1 against x + 2: no difference (%s)", cc, c.Detail)
+		}
+	}
+}

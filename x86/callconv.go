@@ -42,16 +42,24 @@ import (
 // does — the same on both sides — where the machine still holds what was
 // there at entry: only a read of uninitialised stack tells them apart.
 
-// ConstCallees are the C library functions the library declares const
-// (__attribute__((const)): glibc's errno and ctype locators, abs): a
+// ConstCallees are the C library functions the library or the compilers
+// take as const (__attribute__((const)): glibc's errno and ctype
+// locators, abs; gcc's built-in character classes and case mappings,
+// whose second call with one argument gcc -O2 drops: gnugo's
+// string_to_location calls tolower(*str) twice at -O0, once at -O2): a
 // result depends on the arguments alone and memory is left as it was, so
 // two calls with equal arguments give one value and a call the optimizer
 // merged or dropped, as it may, changes nothing. In the convention's form
 // they read a fixed view ("callc.const-view"), and the memory after one is
-// the memory before it.
+// the memory before it. (The character functions read the locale, which a
+// program that calls setlocale between two calls changes: the compilers
+// assume it does not, and so does a proof, which lists the assumption.)
 var ConstCallees = map[string]bool{
 	"__errno_location": true, "__ctype_b_loc": true, "__ctype_tolower_loc": true, "__ctype_toupper_loc": true,
 	"abs": true, "labs": true, "llabs": true,
+	"isalnum": true, "isalpha": true, "isascii": true, "isblank": true, "iscntrl": true, "isdigit": true, "isgraph": true,
+	"islower": true, "isprint": true, "ispunct": true, "isspace": true, "isupper": true, "isxdigit": true,
+	"tolower": true, "toupper": true, "toascii": true,
 }
 
 // PureCallees are the C library functions the library declares pure
@@ -64,6 +72,8 @@ var ConstCallees = map[string]bool{
 var PureCallees = map[string]bool{
 	"strlen": true, "strnlen": true, "strcmp": true, "strncmp": true, "memcmp": true, "bcmp": true,
 	"strchr": true, "strrchr": true, "memchr": true, "strstr": true, "strspn": true, "strcspn": true, "strpbrk": true,
+	"strcasecmp": true, "strncasecmp": true, "strchrnul": true, "rawmemchr": true, "memrchr": true, "index": true, "rindex": true,
+	"atoi": true, "atol": true, "atoll": true,
 }
 
 // CallConvention rewrites terms into the C calling convention's model of

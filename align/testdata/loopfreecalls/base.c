@@ -136,6 +136,17 @@ int keeperr(int x)
 }
 
 int digit(int c) { return isdigit(c) ? c - '0' : -1; }
+/* Character classes and case maps are const: gcc -O2 calls tolower(*s)
+   once where -O0 calls it twice (gnugo's string_to_location). */
+int column(const char *s)
+{
+	if (!isalpha((unsigned char)*s))
+		return -1;
+	int n = tolower((unsigned char)*s) - 'a';
+	if (tolower((unsigned char)*s) >= 'i')
+		--n;
+	return n;
+}
 
 /* Pure library functions (x86.PureCallees): -O2 calls each once where the
    source calls it twice on the same memory. */
