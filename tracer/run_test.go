@@ -466,3 +466,27 @@ func TestLibcCoversModelledCallees(t *testing.T) {
 		}
 	}
 }
+
+// TestFormattingLibc: sprintf and its kin run as glibc's own under the
+// default link, writing what they format: gcc and clang -O2 turn
+// sprintf(d, "hello") into stores and sprintf(d, "%s", s) into strcpy,
+// and a stub that wrote nothing made the two builds differ.
+func TestFormattingLibc(t *testing.T) {
+	src := `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int fmt(char *d, int x) { sprintf(d, "<%d>", x); strcat(d, "!"); return (int)strtol(d + 1, 0, 10); }
+`
+	_, p := build(t, "fmt", src, LinkOptions{}, "-O0")
+	r := call(t, p, "fmt", Vector{Args: []uint64{HeapAddr, 42}, Mem: []MemInit{{Addr: HeapAddr, Data: make([]byte, 16)}}}, nil)
+	if int32(r.Rax) != 42 {
+		t.Errorf("fmt(d, 42) = %d, want 42", int32(r.Rax))
+	}
+	if len(r.Calls) != 0 {
+		t.Errorf("calls logged: %v", r.Calls)
+	}
+	out, err := p.ReadMem(HeapAddr, 6)
+	if err != nil || string(out) != "<42>!\x00" {
+		t.Errorf("d = %q (%v), want \"<42>!\"", out, err)
+	}
+}
