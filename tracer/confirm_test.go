@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -359,6 +360,30 @@ func TestAllocatorCallsNoDifference(t *testing.T) {
 		mut := pairObj(t, cc, "zeros-mutant", strings.Replace(src, "x + 1", "x + 2", 1), "-O2")
 		if c := confirm(t, o0, "plain", mut, "plain", Input{Args: []uint64{3}}); !c.Differ {
 			t.Errorf("%s: x + 1 against x + 2: no difference (%s)", cc, c.Detail)
+		}
+	}
+}
+
+// TestRewrittenLibraryCalls: library calls the compilers rewrite at -O2
+// (sprintf of a literal into stores, pow(x, 2.0) into x * x, bzero into
+// memset) run as glibc's own, so the two builds agree where C says they
+// do; both were reported not-equivalent while they were stubs.
+func TestRewrittenLibraryCalls(t *testing.T) {
+	const src = "#include <math.h>\n#include <stdio.h>\n#include <strings.h>\n" +
+		"int lit(char *d) { sprintf(d, \"hello\"); return d[0]; }\n" +
+		"double sq(double x) { return pow(x, 2.0); }\n" +
+		"int zero(char *p) { bzero(p, 8); return p[3]; }\n"
+	heap := Input{Args: []uint64{HeapAddr}, Mem: []MemInit{{Addr: HeapAddr, Data: []byte("abcdefghijklmnop")}}}
+	for _, cc := range []string{"gcc-12", "clang-16"} {
+		o0 := pairObj(t, cc, "rewritten", src, "-O0")
+		o2 := pairObj(t, cc, "rewritten", src, "-O2")
+		for _, c := range []struct {
+			fn string
+			in Input
+		}{{"lit", heap}, {"sq", Input{FloatArgs: []uint64{math.Float64bits(3.5)}}}, {"zero", heap}} {
+			if got := confirm(t, o0, c.fn, o2, c.fn, c.in); got.Differ {
+				t.Errorf("%s %s: -O0 and -O2 differ: %q", cc, c.fn, got.Differences)
+			}
 		}
 	}
 }

@@ -52,15 +52,20 @@ const callLogCapacity = (CallLogSize/8 - callLogHeaderWords) / callLogEntryWords
 // optimizer merged or dropped must not show as a missing event. So are
 // the formatting and copying functions the compilers rewrite into one
 // another or into stores (gcc and clang -O2 turn sprintf(d, "hello") into
-// two stores and sprintf(d, "%s", s) into strcpy): a stub that wrote
-// nothing made the two builds differ.
+// two stores and sprintf(d, "%s", s) into strcpy; gcc turns bzero into
+// memset and pow(x, 2.0) into x * x): a stub that wrote nothing, or
+// returned a made-up number, made the two builds differ.
 var DefaultLibc = []string{
 	"__errno_location", "__ctype_b_loc", "__ctype_tolower_loc", "__ctype_toupper_loc",
 	"isalnum", "isalpha", "isascii", "isblank", "iscntrl", "isdigit", "isgraph", "islower", "isprint", "ispunct",
 	"isspace", "isupper", "isxdigit", "tolower", "toupper", "toascii",
 	"strcasecmp", "strncasecmp", "strchrnul", "rawmemchr", "memrchr", "index", "rindex", "atoi", "atol", "atoll",
 	"sprintf", "snprintf", "vsprintf", "vsnprintf", "strcat", "strncat", "stpcpy", "stpncpy",
-	"strtol", "strtoul", "strtoll", "strtoull",
+	"strtol", "strtoul", "strtoll", "strtoull", "bzero", "bcopy",
+	"pow", "powf", "exp", "expf", "exp2", "exp2f", "log", "logf", "log2", "log2f", "log10", "log10f",
+	"sin", "sinf", "cos", "cosf", "tan", "tanf", "asin", "acos", "atan", "atanf", "atan2", "atan2f",
+	"sinh", "cosh", "tanh", "fmod", "fmodf", "hypot", "hypotf", "cbrt", "ldexp", "ldexpf", "frexp", "modf",
+	"expm1", "log1p", "sincos", "sincosf",
 	"memcpy", "memmove", "memset", "memcmp", "bcmp", "memchr",
 	"strlen", "strnlen", "strcmp", "strncmp", "strchr", "strrchr", "strcpy", "strncpy",
 	"strstr", "strspn", "strcspn", "strpbrk",
