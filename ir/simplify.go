@@ -118,6 +118,15 @@ func (s *Simplifier) set(t, r Term) {
 	s.memo[t] = r
 }
 
+// SimplifyAll returns the normal forms of ts, in a new slice.
+func (s *Simplifier) SimplifyAll(ts []Term) []Term {
+	out := make([]Term, len(ts))
+	for i, t := range ts {
+		out[i] = s.Simplify(t)
+	}
+	return out
+}
+
 // Simplify returns the normal form of t: a term equal to t under every Env.
 // Simplifying a normal form returns it unchanged.
 func (s *Simplifier) Simplify(t Term) Term {

@@ -21,8 +21,9 @@
 //     two objects of a pair can be given the same sizes; undefined __thread
 //     variables are defined thread-local;
 //   - defines every undefined function, except those kept from libc
-//     (LinkOptions.Libc, by default the pure memory and string routines of
-//     DefaultLibc that compilers introduce), as a stub: its result is
+//     (LinkOptions.Libc, by default DefaultLibc: the library functions the
+//     proofs model and the computing routines compilers introduce or
+//     rewrite), as a stub: its result is
 //     StubResult(name, widened arguments) (converted to the result type:
 //     a _Bool result is 0 or 1, as the ABI has it), a hash of its named scalar
 //     arguments (parameter types from DWARF, or from LinkOptions.Protos

@@ -4,7 +4,9 @@ import (
 	"eqc/x86"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"text/template"
 )
@@ -35,44 +37,47 @@ const (
 // callLogCapacity is the number of entries the call log holds.
 const callLogCapacity = (CallLogSize/8 - callLogHeaderWords) / callLogEntryWords
 
-// DefaultLibc lists the undefined functions the driver takes from static glibc
-// rather than stubbing: memory and string routines that compilers
-// introduce for loops (memset, memcpy) and whose real semantics the
-// comparison needs, the pure ones the proofs take as pure
-// (x86.PureCallees), whose calls an optimizer may merge or drop, and the
-// arithmetic ones compilers expand inline (clang -O0 calls abs, -O2
-// computes it; gcc calls sqrt at -O0 and uses sqrtsd above, calling sqrt
-// only for a negative operand, for errno): a stub's made-up result, and
-// its call counted as an event, would show a correct compilation
-// differing. They make no system calls (errno is thread-local memory).
-// The const functions behind errno and the ctype macros return pointers
-// the code dereferences (isdigit reads (*__ctype_b_loc())[c]): a stub's
-// made-up pointer faulted every run at its first character class. Every
-// function of x86.ConstCallees and x86.PureCallees is here: a call the
-// optimizer merged or dropped must not show as a missing event. So are
-// the formatting and copying functions the compilers rewrite into one
-// another or into stores (gcc and clang -O2 turn sprintf(d, "hello") into
-// two stores and sprintf(d, "%s", s) into strcpy; gcc turns bzero into
-// memset and pow(x, 2.0) into x * x): a stub that wrote nothing, or
-// returned a made-up number, made the two builds differ.
-var DefaultLibc = []string{
-	"__errno_location", "__ctype_b_loc", "__ctype_tolower_loc", "__ctype_toupper_loc",
-	"isalnum", "isalpha", "isascii", "isblank", "iscntrl", "isdigit", "isgraph", "islower", "isprint", "ispunct",
-	"isspace", "isupper", "isxdigit", "tolower", "toupper", "toascii",
-	"strcasecmp", "strncasecmp", "strchrnul", "rawmemchr", "memrchr", "index", "rindex", "atoi", "atol", "atoll",
+// DefaultLibc lists the undefined functions the driver takes from static
+// glibc rather than stubbing; they make no system calls (errno is
+// thread-local memory). Where a stub's made-up result, or its call
+// counted as an event, would show a correct compilation differing:
+//   - every function the proofs model as const or pure (x86.ConstCallees,
+//     x86.PureCallees, x86.SqrtCallees), whose calls an optimizer may merge
+//     or drop (gcc -O2 calls tolower(*s) once where -O0 calls it twice), and
+//     whose results the code may dereference (isdigit reads
+//     (*__ctype_b_loc())[c]: a made-up pointer faulted every run);
+//   - libcComputing: the routines compilers introduce or expand inline.
+var DefaultLibc = append(slices.Sorted(maps.Keys(modelledLibc())), libcComputing...)
+
+// modelledLibc are the library functions the proofs give a meaning.
+func modelledLibc() map[string]bool {
+	out := map[string]bool{}
+	maps.Copy(out, x86.ConstCallees)
+	maps.Copy(out, x86.PureCallees)
+	for name := range x86.SqrtCallees {
+		out[name] = true
+	}
+	return out
+}
+
+// libcComputing are computing routines the compilers introduce for loops
+// (memset, memcpy), expand inline (clang -O0 calls abs, -O2 computes it;
+// gcc calls sqrt at -O0 and uses sqrtsd above) or rewrite into one
+// another or into stores (sprintf(d, "hello") into two stores,
+// sprintf(d, "%s", s) into strcpy, bzero into memset, pow(x, 2.0) into
+// x * x, sin and cos into sincos): a stub that wrote nothing, or returned a
+// made-up number, made the two builds differ.
+var libcComputing = []string{
+	"memcpy", "memmove", "memset", "strcpy", "strncpy", "imaxabs",
 	"sprintf", "snprintf", "vsprintf", "vsnprintf", "strcat", "strncat", "stpcpy", "stpncpy",
 	"strtol", "strtoul", "strtoll", "strtoull", "bzero", "bcopy",
+	"fabs", "fabsf", "floor", "floorf", "ceil", "ceilf", "trunc", "truncf",
+	"round", "roundf", "rint", "rintf", "nearbyint", "nearbyintf", "lrint", "lrintf", "llrint", "llrintf",
+	"lround", "lroundf", "copysign", "copysignf", "fmin", "fminf", "fmax", "fmaxf",
 	"pow", "powf", "exp", "expf", "exp2", "exp2f", "log", "logf", "log2", "log2f", "log10", "log10f",
 	"sin", "sinf", "cos", "cosf", "tan", "tanf", "asin", "acos", "atan", "atanf", "atan2", "atan2f",
 	"sinh", "cosh", "tanh", "fmod", "fmodf", "hypot", "hypotf", "cbrt", "ldexp", "ldexpf", "frexp", "modf",
 	"expm1", "log1p", "sincos", "sincosf",
-	"memcpy", "memmove", "memset", "memcmp", "bcmp", "memchr",
-	"strlen", "strnlen", "strcmp", "strncmp", "strchr", "strrchr", "strcpy", "strncpy",
-	"strstr", "strspn", "strcspn", "strpbrk",
-	"abs", "labs", "llabs", "imaxabs",
-	"sqrt", "sqrtf", "fabs", "fabsf", "floor", "floorf", "ceil", "ceilf", "trunc", "truncf",
-	"round", "roundf", "rint", "rintf", "nearbyint", "nearbyintf", "lrint", "lrintf", "llrint", "llrintf",
-	"lround", "lroundf", "copysign", "copysignf", "fmin", "fminf", "fmax", "fmaxf",
 }
 
 // StubID is the identifier a stub logs for function name: FNV-1a 64 of the name.

@@ -129,7 +129,7 @@ func (pr *Product) sideTerms(side int, e *PEdge) (cond, fault ir.Term, post []ir
 		path, st = e.dst, pr.Nodes[e.From].Dst
 	}
 	sub := pr.stateSubst(pr.sideTFG(side), st)
-	return pr.simp.Simplify(sub.Apply(path.Cond)), pr.simp.Simplify(sub.Apply(path.Fault)), simplifyAll(pr.simp, sub.ApplyAll(path.Transfer))
+	return pr.simp.Simplify(sub.Apply(path.Cond)), pr.simp.Simplify(sub.Apply(path.Fault)), pr.simp.SimplifyAll(sub.ApplyAll(path.Transfer))
 }
 
 // relocatePost is a side's post-state with the escaped locals moved,

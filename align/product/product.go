@@ -666,7 +666,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 	subD := pr.stateSubst(dg, from.Dst)
 	e.condD = pr.simp.Simplify(subD.Apply(e.dst.Cond))
 	e.faultD = pr.simp.Simplify(subD.Apply(e.dst.Fault))
-	e.postD = simplifyAll(pr.simp, subD.ApplyAll(e.dst.Transfer))
+	e.postD = pr.simp.SimplifyAll(subD.ApplyAll(e.dst.Transfer))
 	e.condD, e.faultD, e.postD = pr.esc.Rewrite(1, e.condD), pr.esc.Rewrite(1, e.faultD), pr.relocatePost(1, e.postD)
 	// Calls in the calling convention's model (calls.go), on both sides
 	// with one memo: equal arguments and views become one application.
@@ -705,7 +705,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 	e.hyps = append([]ir.Term(nil), e.obvaHyps...)
 	e.condS = pr.simp.Simplify(subS.Apply(e.src.Cond))
 	e.faultS = pr.simp.Simplify(subS.Apply(e.src.Fault))
-	e.postS = simplifyAll(pr.simp, subS.ApplyAll(e.src.Transfer))
+	e.postS = pr.simp.SimplifyAll(subS.ApplyAll(e.src.Transfer))
 	e.condS, e.faultS, e.postS = pr.esc.Rewrite(0, e.condS), pr.esc.Rewrite(0, e.faultS), pr.relocatePost(0, e.postS)
 	if cc != nil {
 		e.condS, e.faultS = cc.Rewrite(e.condS), cc.Rewrite(e.faultS)
@@ -930,14 +930,6 @@ func (pr *Product) split(e *PEdge, samples *alias.Samples, guided bool) {
 			e.postS[i] = sp.Apply(e.postS[i])
 		}
 	}
-}
-
-func simplifyAll(s *ir.Simplifier, ts []ir.Term) []ir.Term {
-	out := make([]ir.Term, len(ts))
-	for i, t := range ts {
-		out[i] = s.Simplify(t)
-	}
-	return out
 }
 
 // stateSubst replaces g's state variables by a node's state terms.

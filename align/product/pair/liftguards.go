@@ -61,10 +61,7 @@ func (fg frameGuards) lift(b *ir.Builder, simp *ir.Simplifier, assertions []ir.T
 		if len(m) == 0 {
 			break
 		}
-		lifted = ir.NewSubstituter(b, m).ApplyAll(lifted)
-		for i, t := range lifted {
-			lifted[i] = simp.Simplify(t)
-		}
+		lifted = simp.SimplifyAll(ir.NewSubstituter(b, m).ApplyAll(lifted))
 	}
 	return conds, lifted
 }

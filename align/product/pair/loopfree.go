@@ -265,10 +265,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 			simp := p.Src.TFG.Simplifier
 			r.normal, r.ends = simp.Simplify(sub.Apply(r.normal)), simp.Simplify(sub.Apply(r.ends))
 			if r.final != nil {
-				r.final = sub.ApplyAll(r.final)
-				for i, t := range r.final {
-					r.final[i] = simp.Simplify(t)
-				}
+				r.final = simp.SimplifyAll(sub.ApplyAll(r.final))
 			}
 			if r.endMem != ir.NoTerm {
 				r.endMem = simp.Simplify(sub.Apply(r.endMem))
