@@ -385,5 +385,13 @@ func TestRewrittenLibraryCalls(t *testing.T) {
 				t.Errorf("%s %s: -O0 and -O2 differ: %q", cc, c.fn, got.Differences)
 			}
 		}
+		// A fortified build calls __sprintf_chk and __strcpy_chk.
+		const fsrc = "#include <stdio.h>\n#include <string.h>\n" +
+			"int fill(char *d, int x) { char b[16]; sprintf(b, \"%d\", x); strcpy(d, b); return d[0]; }\n"
+		f0 := pairObj(t, cc, "fortified", fsrc, "-O0")
+		f2 := compile(t, cc, "fortified", fsrc, append([]string{"-O2", "-D_FORTIFY_SOURCE=2"}, confirmFlags...)...)
+		if got := confirm(t, f0, "fill", f2, "fill", heap); got.Differ {
+			t.Errorf("%s fill: -O0 and fortified -O2 differ: %q", cc, got.Differences)
+		}
 	}
 }

@@ -77,7 +77,11 @@ var libcComputing = []string{
 	"pow", "powf", "exp", "expf", "exp2", "exp2f", "log", "logf", "log2", "log2f", "log10", "log10f",
 	"sin", "sinf", "cos", "cosf", "tan", "tanf", "asin", "acos", "atan", "atanf", "atan2", "atan2f",
 	"sinh", "cosh", "tanh", "fmod", "fmodf", "hypot", "hypotf", "cbrt", "ldexp", "ldexpf", "frexp", "modf",
-	"expm1", "log1p", "sincos", "sincosf",
+	"expm1", "log1p", "sincos", "sincosf", "mempcpy",
+	// What _FORTIFY_SOURCE (-O1 and up) calls in their place.
+	"__memcpy_chk", "__memmove_chk", "__memset_chk", "__mempcpy_chk", "__strcpy_chk", "__stpcpy_chk",
+	"__strncpy_chk", "__strcat_chk", "__strncat_chk", "__sprintf_chk", "__snprintf_chk",
+	"__vsprintf_chk", "__vsnprintf_chk",
 }
 
 // StubID is the identifier a stub logs for function name: FNV-1a 64 of the name.
