@@ -228,6 +228,9 @@ func checkGoldenLoopFree(t *testing.T, objs map[string]string, c goldenCase, mod
 		key += " --ub " + model
 	}
 	got[key] = res.Verdict
+	if res.WallS > 5 {
+		t.Logf("slow: %s: %.1fs %s (%s)", key, res.WallS, res.Verdict, res.Reason)
+	}
 	{
 		mutant := c.dstFile != "base.c"
 		switch {
