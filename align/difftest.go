@@ -219,7 +219,8 @@ type regParam struct {
 }
 
 // diffInputs are the differential test's inputs, deterministic for the
-// pair: memory patterns and arguments per inputs.Plan.
+// pair: memory patterns and arguments per inputs.Plan, then the
+// dictionary inputs (dictInputs).
 func diffInputs(p *pair.Pair) []tracer.Input {
 	regions, params := diffShape(p)
 	count := 0
@@ -234,47 +235,82 @@ func diffInputs(p *pair.Pair) []tracer.Input {
 	var out []tracer.Input
 	for k, plan := range inputs.Plan[:diffMaxInputs] {
 		rng := inputs.PlanRand(k)
-		in := tracer.Input{Globals: map[string][]byte{}, Args: make([]uint64, 6)}
-		start := make([]uint64, len(regions)) // where each region's pointer points
-		for i, r := range regions {
-			data := inputs.Fill(rng, r.size, r.elem, plan.Fill)
-			if r.symbol == "" {
-				inputs.Link(data, r.addr, r.elem)
-			} else {
-				inputs.Link(data, 0, r.elem) // its address is the executable's
-			}
-			start[i] = r.addr
-			if r.elem.Char && r.symbol == "" {
-				start[i] += terminate(data, k)
-			}
-			if r.symbol != "" {
-				in.Globals[r.symbol] = data
-			} else {
-				in.Mem = append(in.Mem, tracer.MemInit{Addr: r.addr, Data: data})
-			}
+		out = append(out, diffInput(k, regions, params,
+			func(r region) []byte { return inputs.Fill(rng, r.size, r.elem, plan.Fill) },
+			func(pm regParam, _ int) uint64 { return inputs.Arg(rng, pm.Param, plan.Arg, count) }))
+	}
+	return append(out, dictInputs(p, regions, params)...)
+}
+
+// dictInputs are the differential test's inputs made of the code's own
+// constants (inputs/dict.go): for each constant c of pair.CodeConstants
+// and each of c, c+1 and c-1, an input whose j-th integer argument is the
+// (i+j)-th constant so offset (every constant in every argument position)
+// and whose memory holds the constants and their neighbours.
+func dictInputs(p *pair.Pair, regions []region, params []regParam) []tracer.Input {
+	dict := p.CodeConstants()
+	var out []tracer.Input
+	for i := range dict {
+		for _, delta := range []int64{0, 1, -1} {
+			k := diffMaxInputs + len(out)
+			rng := inputs.PlanRand(k)
+			out = append(out, diffInput(k, regions, params,
+				func(r region) []byte { return inputs.DictFill(rng, r.size, r.elem, dict) },
+				func(pm regParam, j int) uint64 {
+					v := dict[(i+j)%len(dict)] + delta
+					if pm.Kind == inputs.Float {
+						return inputs.FloatBits(float64(v), pm.Size)
+					}
+					return uint64(v)
+				}))
 		}
-		for _, pm := range params {
-			switch {
-			case pm.Kind == inputs.Float:
-				for len(in.FloatArgs) <= pm.Reg {
-					in.FloatArgs = append(in.FloatArgs, 0)
-				}
-				in.FloatArgs[pm.Reg] = inputs.Arg(rng, pm.Param, plan.Arg, count)
-				continue
-			}
-			for j := pm.Reg; j < pm.Reg+pm.Regs; j++ {
-				v := inputs.Arg(rng, pm.Param, plan.Arg, count) // drawn for pointers too: the plan's values stay put
-				if pm.buf >= 0 {
-					v = start[pm.buf]
-				}
-				if j < len(in.Args) {
-					in.Args[j] = v
-				}
-			}
-		}
-		out = append(out, in)
 	}
 	return out
+}
+
+// diffInput is input k of the differential test: each region filled by
+// fill (pointer members linked, strings terminated), each register
+// parameter given arg(parameter, register index), pointers their
+// region's address.
+func diffInput(k int, regions []region, params []regParam, fill func(region) []byte, arg func(regParam, int) uint64) tracer.Input {
+	in := tracer.Input{Globals: map[string][]byte{}, Args: make([]uint64, 6)}
+	start := make([]uint64, len(regions)) // where each region's pointer points
+	for i, r := range regions {
+		data := fill(r)
+		if r.symbol == "" {
+			inputs.Link(data, r.addr, r.elem)
+		} else {
+			inputs.Link(data, 0, r.elem) // its address is the executable's
+		}
+		start[i] = r.addr
+		if r.elem.Char && r.symbol == "" {
+			start[i] += terminate(data, k)
+		}
+		if r.symbol != "" {
+			in.Globals[r.symbol] = data
+		} else {
+			in.Mem = append(in.Mem, tracer.MemInit{Addr: r.addr, Data: data})
+		}
+	}
+	for _, pm := range params {
+		if pm.Kind == inputs.Float {
+			for len(in.FloatArgs) <= pm.Reg {
+				in.FloatArgs = append(in.FloatArgs, 0)
+			}
+			in.FloatArgs[pm.Reg] = arg(pm, pm.Reg)
+			continue
+		}
+		for j := pm.Reg; j < pm.Reg+pm.Regs; j++ {
+			v := arg(pm, j) // drawn for pointers too: the plan's values stay put
+			if pm.buf >= 0 {
+				v = start[pm.buf]
+			}
+			if j < len(in.Args) {
+				in.Args[j] = v
+			}
+		}
+	}
+	return in
 }
 
 // modelInputs are the differential test's first input with the integer

@@ -63,8 +63,8 @@ func TestUntouchedStaticInitializers(t *testing.T) {
 				t.Errorf("-O0 against -O2: the differential test stopped: %s", d.note)
 			case d.c != nil:
 				t.Errorf("-O0 against -O2 differ on input %+v: %q", shownInput(d.in, d.c), d.c.Differences)
-			case d.runs != diffMaxInputs:
-				t.Errorf("-O0 against -O2: %d inputs run, want %d", d.runs, diffMaxInputs)
+			case d.runs < diffMaxInputs:
+				t.Errorf("-O0 against -O2: %d inputs run, want the plan's %d and more", d.runs, diffMaxInputs)
 			}
 			res, err := Check(context.Background(), req, s)
 			if err != nil {

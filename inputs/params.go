@@ -70,6 +70,10 @@ type Signature struct {
 	// the caller's stack has it.
 	Skipped  bool
 	Variadic bool
+	// Lost says a parameter's registers could not be told (a struct or
+	// union with bit-fields passed by value): Params ends before it, as
+	// the registers of the later ones are not known either.
+	Lost bool
 }
 
 // Classify reads the parameters of a DWARF signature; without one (nil)
@@ -90,6 +94,7 @@ func Classify(sig *x86.FuncDebug) Signature {
 		if p.Name == "" {
 			p.Name = fmt.Sprintf("arg%d", i)
 		}
+		xmms := 0 // xmm registers an aggregate takes besides its general ones
 		switch t.Kind {
 		case x86.KindInt, x86.KindBool, x86.KindEnum:
 			p.Kind, p.Regs = Int, 1
@@ -105,12 +110,22 @@ func Classify(sig *x86.FuncDebug) Signature {
 				p.Kind = Memory
 			}
 		case x86.KindStruct, x86.KindUnion:
-			p.Kind, p.Regs = Aggregate, int(t.Size+7)/8
-			if t.Size <= 0 || t.Size > 16 {
-				p.Kind, p.Regs = Memory, 0
+			p.Kind = Memory
+			if t.Size > 0 && t.Size <= 16 {
+				ints, sses, ok := eightbytes(t)
+				if !ok {
+					// Which registers it takes is not known (a
+					// bit-field): nor are the later parameters'.
+					s.Lost, s.Skipped = true, true
+					return s
+				}
+				p.Kind, p.Regs, xmms = Aggregate, ints, sses
 			}
 		default:
 			p.Kind = Memory
+		}
+		if p.Kind == Aggregate && (s.GPRs+p.Regs > len(x86.CalleeArgRegs) || s.XMMs+xmms > 8) {
+			p.Kind, p.Regs, xmms = Memory, 0, 0 // all of it on the stack (SysV: no register or all)
 		}
 		switch p.Kind {
 		case Memory:
@@ -122,10 +137,47 @@ func Classify(sig *x86.FuncDebug) Signature {
 		default:
 			p.Reg = s.GPRs
 			s.GPRs += p.Regs
+			s.XMMs += xmms
 		}
 		s.Params = append(s.Params, p)
 	}
 	return s
+}
+
+// eightbytes classifies a struct or union of at most 16 bytes by its
+// members (x86.Type.Scalars), as SysV passes it: each eightbyte is SSE (an
+// xmm register) when every member in it is a float or double, else
+// INTEGER (a general register). It returns how many of each; false when
+// the members are not known (a bit-field) or one straddles two
+// eightbytes.
+func eightbytes(t x86.Type) (ints, sses int, ok bool) {
+	if len(t.Scalars) == 0 {
+		return 0, 0, false
+	}
+	n := int(t.Size+7) / 8
+	sse := []bool{true, true}[:n]
+	used := make([]bool, n)
+	for _, m := range t.Scalars {
+		i := int(m.Off / 8)
+		if m.Off < 0 || m.Size <= 0 || m.Off+m.Size > t.Size || int((m.Off+m.Size-1)/8) != i {
+			return 0, 0, false
+		}
+		used[i] = true
+		if !m.Float {
+			sse[i] = false
+		}
+	}
+	for i := range n {
+		switch {
+		case !used[i]:
+			ints++ // padding only: passed in a general register all the same
+		case sse[i]:
+			sses++
+		default:
+			ints++
+		}
+	}
+	return ints, sses, true
 }
 
 // PointeeOf describes the elements of a pointer or array type: by the

@@ -26,6 +26,16 @@ var signatures = []struct {
 	{"int f(long double x, int k)", "x:memory@-1/0 k:int@0/1", true},
 	{"int f(__int128 x, int k)", "x:aggregate@0/2 k:int@2/1", false},
 	{"int f(_Bool b, enum e c, union u4 d)", "b:int@0/1 c:int@1/1 d:aggregate@2/1", false},
+	// Structs by value take a register per eightbyte, by its members'
+	// class: two floats one xmm register and no general one (a later
+	// char is in rdi), a double and a long one of each; one that does not
+	// fit in what is left goes to the stack whole, and a later int still
+	// takes the next register. Bit-fields are not classified: the
+	// parameters stop there (Lost).
+	{"int f(struct f2 v, signed char c, long x)", "v:aggregate@0/0 c:int@0/1 x:int@1/1", false},
+	{"int f(struct dl v, int k)", "v:aggregate@0/1 k:int@1/1", false},
+	{"int f(int a, int b, int c, int d, int e, struct s12 v, int k)", "a:int@0/1 b:int@1/1 c:int@2/1 d:int@3/1 e:int@4/1 v:memory@-1/0 k:int@5/1", true},
+	{"int f(int a, struct bf v, int k)", "a:int@0/1", true},
 	{"double f(double a0, double a1, double a2, double a3, double a4, double a5, double a6, double a7, double a8)",
 		"a0:float@0/0 a1:float@1/0 a2:float@2/0 a3:float@3/0 a4:float@4/0 a5:float@5/0 a6:float@6/0 a7:float@7/0 a8:memory@-1/0", true},
 }
@@ -33,6 +43,9 @@ var signatures = []struct {
 const prelude = `struct s12 { int a, b, c; };
 struct s24 { long a, b, c; };
 union u4 { int i; float f; };
+struct f2 { float x, y; };
+struct dl { double d; long l; };
+struct bf { int a : 3, b : 5; };
 enum e { E0, E1 };
 `
 

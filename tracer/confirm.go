@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -61,9 +62,10 @@ type Observation struct {
 	// bit pattern of float and double results); 0 for void and for types
 	// not compared (ReturnKind says which).
 	Return uint64
-	// ReturnHi is the upper half of a 16-byte integer result (rdx).
+	// ReturnHi is the upper half of a 16-byte integer result (rdx), or
+	// bytes 8..15 of a struct result.
 	ReturnHi   uint64
-	ReturnKind string            // "int8".."int128", "float32", "float64", "void", or "unknown: ..." when not compared
+	ReturnKind string            // "int8".."int128", "float32", "float64", "structN", "void", or "unknown: ..." when not compared
 	Globals    map[string][]byte // every global of the executable after the run
 	Heap       []byte            // the fixed heap at HeapAddr after the run
 	Calls      []Call            // stub calls, in order
@@ -682,6 +684,15 @@ type retShape struct {
 	size    int    // bytes (0: nothing compared)
 	float   bool
 	pointer bool // may hold an address (8-byte non-float)
+	// A struct of at most 16 bytes (SysV: each eightbyte in the next
+	// integer or SSE return register by its class): sse[i] says eightbyte
+	// i is all floats, mask[i] which of its bits are members (padding is
+	// unspecified and not compared), ptr[i] that it is one pointer member.
+	structural bool
+	sse        [2]bool
+	mask       [2]uint64
+	ptr        [2]bool
+	fw         [2]int64 // an SSE eightbyte's float width: 4 or 8
 }
 
 func returnShape(sig *x86.FuncDebug) retShape {
@@ -702,8 +713,103 @@ func returnShape(sig *x86.FuncDebug) retShape {
 		case 4, 8:
 			return retShape{kind: fmt.Sprintf("float%d", 8*t.Size), size: int(t.Size), float: true}
 		}
+	case x86.KindStruct:
+		if sh, ok := structShape(t); ok {
+			return sh
+		}
+	case x86.KindComplex:
+		// Two floats or two doubles, the real part first: a struct of
+		// them, as the ABI passes it (xmm0, or xmm0 and xmm1).
+		if h := t.Size / 2; h == 4 || h == 8 {
+			c := t
+			c.Scalars = []x86.Scalar{{Off: 0, Size: h, Float: true}, {Off: h, Size: h, Float: true}}
+			if sh, ok := structShape(c); ok {
+				sh.kind = fmt.Sprintf("complex%d", 8*t.Size)
+				return sh
+			}
+		}
 	}
 	return retShape{kind: fmt.Sprintf("unknown: %s return (%s, %d bytes) not compared", t.Name, t.Kind, t.Size)}
+}
+
+// structShape classifies a struct result of at most 16 bytes by its
+// members (x86.Type.Scalars): an eightbyte is SSE when every member in it
+// is a float or double, else INTEGER; a member that straddles two
+// eightbytes (a packed struct) is not classified here.
+func structShape(t x86.Type) (retShape, bool) {
+	if t.Size <= 0 || t.Size > 16 || len(t.Scalars) == 0 {
+		return retShape{}, false
+	}
+	sh := retShape{kind: fmt.Sprintf("struct%d", 8*t.Size), size: int(t.Size), structural: true}
+	sh.sse = [2]bool{true, true}
+	for _, m := range t.Scalars {
+		i := m.Off / 8
+		if m.InUnion || m.Off < 0 || m.Off+m.Size > t.Size || (m.Off+m.Size-1)/8 != i {
+			return retShape{}, false
+		}
+		if !m.Float {
+			sh.sse[i] = false
+		} else {
+			sh.fw[i] = m.Size
+		}
+		sh.ptr[i] = m.Pointer && m.Size == 8
+		for b := m.Off; b < m.Off+m.Size; b++ {
+			sh.mask[i] |= 0xff << (8 * uint(b%8))
+		}
+	}
+	if t.Size <= 8 {
+		sh.mask[1], sh.sse[1], sh.ptr[1] = 0, false, false
+	}
+	return sh, true
+}
+
+// nanLanes says two SSE eightbytes differ only in NaN payloads: every
+// float lane of width w (4 or 8 bytes) the mask covers is equal or NaN in
+// both (C leaves a NaN's payload unspecified; align/nanpayload.go is the
+// same rule for scalar results and memory).
+func nanLanes(a, b uint64, w int64, mask uint64) bool {
+	if w != 4 && w != 8 {
+		return false
+	}
+	for off := int64(0); off < 8; off += w {
+		lane := uint64(1)<<(8*uint(w)) - 1
+		if w == 8 {
+			lane = ^uint64(0)
+		}
+		lane <<= 8 * uint(off)
+		if mask&lane == 0 {
+			continue
+		}
+		x, y := (a&lane)>>(8*uint(off)), (b&lane)>>(8*uint(off))
+		if x == y {
+			continue
+		}
+		if w == 4 && (!math.IsNaN(float64(math.Float32frombits(uint32(x)))) || !math.IsNaN(float64(math.Float32frombits(uint32(y))))) {
+			return false
+		}
+		if w == 8 && (!math.IsNaN(math.Float64frombits(x)) || !math.IsNaN(math.Float64frombits(y))) {
+			return false
+		}
+	}
+	return true
+}
+
+// structWords are a struct result's two eightbytes, read from the return
+// registers by their classes (rax then rdx for INTEGER, xmm0 then xmm1
+// for SSE) and masked to its members.
+func structWords(r *Result, sh retShape) [2]uint64 {
+	ints := []uint64{r.Rax, r.Rdx}
+	sses := []uint64{r.Xmm0[0], r.Xmm1[0]}
+	var w [2]uint64
+	for i := 0; i < 2 && sh.mask[i] != 0; i++ {
+		if sh.sse[i] {
+			w[i], sses = sses[0], sses[1:]
+		} else {
+			w[i], ints = ints[0], ints[1:]
+		}
+		w[i] &= sh.mask[i]
+	}
+	return w
 }
 
 func observe(r *Result, sig *x86.FuncDebug) Observation {
@@ -725,6 +831,9 @@ func observe(r *Result, sig *x86.FuncDebug) Observation {
 		v = r.Xmm0[0]
 	}
 	switch {
+	case sh.structural:
+		w := structWords(r, sh)
+		o.Return, o.ReturnHi = w[0], w[1]
 	case sh.size == 16:
 		o.Return, o.ReturnHi = r.Rax, r.Rdx
 	case sh.size < 8:
@@ -1049,6 +1158,24 @@ func (st *cmpState) compareReturn(s, d Observation, sh retShape) {
 		return
 	}
 	if s.Return == d.Return && s.ReturnHi == d.ReturnHi {
+		return
+	}
+	if sh.structural {
+		for i, pair := range [2][2]uint64{{s.Return, d.Return}, {s.ReturnHi, d.ReturnHi}} {
+			if pair[0] == pair[1] || sh.sse[i] && nanLanes(pair[0], pair[1], sh.fw[i], sh.mask[i]) {
+				continue
+			}
+			if sh.ptr[i] {
+				switch st.word(pair[0], pair[1]) {
+				case wordSameSymbol:
+					continue
+				case wordInconclusive:
+					st.note("return bytes %d..%d: layout-dependent addresses %#x and %#x", 8*i, 8*i+8, pair[0], pair[1])
+					continue
+				}
+			}
+			st.differ("return bytes %d..%d: src %#x dst %#x", 8*i, min(8*i+8, sh.size), pair[0], pair[1])
+		}
 		return
 	}
 	if sh.size == 16 {

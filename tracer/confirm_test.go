@@ -395,3 +395,49 @@ func TestRewrittenLibraryCalls(t *testing.T) {
 		}
 	}
 }
+
+// Struct results of at most 16 bytes come back in registers by the class
+// of each eightbyte (rax, rdx for integers; xmm0, xmm1 for floats): each
+// is compared on its members' bytes only (padding is unspecified), against
+// the same source at -O2 (no difference) and a mutant (a difference).
+func TestConfirmStructReturns(t *testing.T) {
+	const base = `struct pair { long a, b; };
+struct pair mkpair(long x, long y) { struct pair p = { x + 1, y * 2 }; return p; }
+struct small { int a; char c; };
+struct small mks(long x) { struct small s = { (int)x * 3, (char)(x + 1) }; return s; }
+struct dd { double x, y; };
+struct dd mkd(double a, double b) { struct dd r = { a + b, a * b }; return r; }
+struct mix { double d; int i; };
+struct mix mkm(double a, long b) { struct mix r = { a * 2, (int)b - 1 }; return r; }
+struct ff { float x, y, z; };
+struct ff mkf(float a) { struct ff r = { a, a + 1, a * 2 }; return r; }
+float _Complex mkcf(float a, float b) { float _Complex z; __real__ z = a; __imag__ z = b + 1; return z; }
+double _Complex mkcd(double a, double b) { double _Complex z; __real__ z = a * 2; __imag__ z = b + 1; return z; }
+`
+	mutant := strings.NewReplacer("y * 2 }", "y * 3 }", "(char)(x + 1)", "(char)(x + 2)", "a * b }", "a * b + 1 }",
+		"(int)b - 1 }", "(int)b - 2 }", "a * 2 };", "a * 3 };", "b + 1; return", "b + 2; return").Replace(base)
+	for _, cc := range []string{"gcc-12", "clang-16"} {
+		src := pairObj(t, cc, "sr0", base, "-O0")
+		same := pairObj(t, cc, "sr2", base, "-O2")
+		mut := pairObj(t, cc, "srm", mutant, "-O2")
+		for _, c := range []struct {
+			fn, kind string
+			in       Input
+		}{
+			{"mkpair", "struct128", Input{Args: []uint64{5, 7}}},
+			{"mks", "struct64", Input{Args: []uint64{5}}},
+			{"mkd", "struct128", Input{FloatArgs: []uint64{math.Float64bits(1.5), math.Float64bits(2)}}},
+			{"mkm", "struct128", Input{Args: []uint64{9}, FloatArgs: []uint64{math.Float64bits(1.5)}}},
+			{"mkf", "struct96", Input{FloatArgs: []uint64{uint64(math.Float32bits(2.5))}}},
+			{"mkcf", "complex64", Input{FloatArgs: []uint64{uint64(math.Float32bits(2.5)), uint64(math.Float32bits(4))}}},
+			{"mkcd", "complex128", Input{FloatArgs: []uint64{math.Float64bits(2.5), math.Float64bits(4)}}},
+		} {
+			if got := confirm(t, src, c.fn, same, c.fn, c.in); got.Differ || got.Src.ReturnKind != c.kind {
+				t.Errorf("%s %s against its own -O2: differ %v %q, return kind %s, want %s", cc, c.fn, got.Differ, got.Differences, got.Src.ReturnKind, c.kind)
+			}
+			if got := confirm(t, src, c.fn, mut, c.fn, c.in); !got.Differ || !hasDifference(got, "return bytes") {
+				t.Errorf("%s %s against its mutant: differ %v %q (%s)", cc, c.fn, got.Differ, got.Differences, got.Detail)
+			}
+		}
+	}
+}

@@ -754,7 +754,7 @@ func (p *Process) ended(res *Result, ws syscall.WaitStatus) error {
 		res.Rax, res.Rdx = regs.Rax, regs.Rdx
 		regs.Rip-- // report the state as at the sentinel
 		s := stateFrom(&regs, &fp)
-		res.Xmm0 = s.Xmm[0]
+		res.Xmm0, res.Xmm1 = s.Xmm[0], s.Xmm[1]
 	case sig == syscall.SIGSYS:
 		si, err := getSigInfo(p.pid)
 		if err != nil {

@@ -73,9 +73,9 @@ type Region struct {
 type Result struct {
 	Outcome Outcome
 
-	// Returned: rax, rdx and xmm0.
-	Rax, Rdx uint64
-	Xmm0     [2]uint64
+	// Returned: rax, rdx, xmm0 and xmm1 (a struct of two doubles).
+	Rax, Rdx   uint64
+	Xmm0, Xmm1 [2]uint64
 
 	// Fault: the signal, its si_code, the faulting address (si_addr) and rip.
 	Signal    syscall.Signal

@@ -177,7 +177,7 @@ func (p *Process) stepLoop(res *Result, regs *syscall.PtraceRegs, fp *fpregs, o 
 		}
 		res.Outcome = outcome
 		if outcome == Returned {
-			res.Rax, res.Rdx, res.Xmm0 = cur.Rax, cur.Rdx, pre.Xmm[0]
+			res.Rax, res.Rdx, res.Xmm0, res.Xmm1 = cur.Rax, cur.Rdx, pre.Xmm[0], pre.Xmm[1]
 		}
 		return p.collect(res, &cur, &curFP)
 	}

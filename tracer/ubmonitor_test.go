@@ -34,6 +34,12 @@ long pd(long *p, long *q) { return p - q; }
 typedef char T[12];
 long pd12(T *p, T *q) { return p - q; }
 long top(long **top, long *func) { long d = (func + 1) - *top; return (long)(*top + d); }
+struct __attribute__((packed)) pk {
+	char c;
+	int i;
+	long l;
+};
+long pkd(int v) { struct pk s; s.c = 1; s.i = v; s.l = v; return s.i + s.c + s.l; }
 `
 
 var ubConstant = regexp.MustCompile(`\{ .* \}`).ReplaceAllString(ubSource, "{ return 12345; }")
@@ -79,6 +85,10 @@ func TestUBMonitor(t *testing.T) {
 		{"ushl", Input{Args: []uint64{1, 40}}, 1 << ub.Shift},
 		{"rd0", heap(HeapAddr), 0},
 		{"rd", heap(HeapAddr), 1 << ub.Align},
+		// A packed local's members are misaligned frame slots: the
+		// compiler's own layout, no C pointer (only computed addresses
+		// are checked for alignment).
+		{"pkd", Input{Args: []uint64{7}}, 0},
 		{"loc", Input{Args: []uint64{3}}, 0},
 		{"loc", Input{Args: []uint64{4}}, 1 << ub.OBVA},
 		{"loc", Input{Args: []uint64{0xffffffffffffffff}}, 1 << ub.OBVA},

@@ -54,6 +54,23 @@ type Type struct {
 	// array's struct element), of its pointer members, nested structs'
 	// included: a list's next, a tree's children.
 	PointeeLinks []int64
+	// Scalars are the members of a struct or union of at most 16 bytes,
+	// nested structs and arrays flattened, in offset order (a union's
+	// members overlap): what the ABI passes in registers and, for a
+	// struct, what of those bytes is not padding. Nil for other types, and
+	// for bit-fields or members of unknown shape.
+	Scalars []Scalar
+}
+
+// Scalar is one scalar member of a struct (Type.Scalars).
+type Scalar struct {
+	Off, Size int64
+	Float     bool // float or double
+	Pointer   bool
+	// InUnion: a union's member, whose bytes beyond it may belong to
+	// another member or to none (which member is live, the type does not
+	// say).
+	InUnion bool
 }
 
 // IsPointer says whether values of the type are addresses.
@@ -530,6 +547,9 @@ func convertType(dt dwarf.Type) Type {
 		if u.Incomplete {
 			t.Size = -1
 		}
+		if t.Size > 0 && t.Size <= 16 {
+			t.Scalars = scalarMembers(u, 0, nil)
+		}
 	case *dwarf.ArrayType:
 		t.Kind = KindArray
 		if u.Type != nil {
@@ -575,6 +595,62 @@ func pointerMembers(dt dwarf.Type, base int64, depth int) []int64 {
 		}
 	}
 	return out
+}
+
+// scalarMembers appends the scalar members of dt (peeled) at base to out,
+// nested structs and array elements flattened; nil when a member is a
+// bit-field, a union, or of no scalar shape (the caller then compares
+// nothing of the struct).
+func scalarMembers(dt dwarf.Type, base int64, out []Scalar) []Scalar {
+	switch u := dt.(type) {
+	case *dwarf.StructType:
+		if u.Incomplete {
+			return nil
+		}
+		if len(u.Field) == 0 {
+			return out // an empty struct: nothing to compare, not unknown
+		}
+		for _, f := range u.Field {
+			if f.BitSize != 0 || f.Type == nil {
+				return nil
+			}
+			n := len(out)
+			out = scalarMembers(peel(f.Type), base+f.ByteOffset, out)
+			if out == nil || len(out) == n && peel(f.Type).Size() != 0 {
+				return nil
+			}
+			if u.Kind == "union" {
+				for i := n; i < len(out); i++ {
+					out[i].InUnion = true
+				}
+			}
+		}
+		return out
+	case *dwarf.ArrayType:
+		el := peel(u.Type)
+		if el == nil || el.Size() <= 0 || u.Count < 0 {
+			return nil
+		}
+		for i := int64(0); i < u.Count; i++ {
+			if out = scalarMembers(el, base+i*el.Size(), out); out == nil {
+				return nil
+			}
+		}
+		return out
+	case *dwarf.PtrType:
+		return append(out, Scalar{Off: base, Size: 8, Pointer: true})
+	case *dwarf.FloatType:
+		if u.Size() != 4 && u.Size() != 8 {
+			return nil // long double: x87, not an SSE or integer register
+		}
+		return append(out, Scalar{Off: base, Size: u.Size(), Float: true})
+	case *dwarf.IntType, *dwarf.UintType, *dwarf.CharType, *dwarf.UcharType, *dwarf.BoolType, *dwarf.EnumType:
+		if dt.Size() <= 0 || dt.Size() > 8 {
+			return nil
+		}
+		return append(out, Scalar{Off: base, Size: dt.Size()})
+	}
+	return nil
 }
 
 // scalarKind is the kind of a peeled type, and whether it is a signed

@@ -542,6 +542,120 @@ func (p *Pair) loopFreeInput(e *ir.Edge, taint *ub.FrameTaint) ub.OBVAInput {
 	return ub.OBVAInput{B: p.B, Simp: g.Simplifier, G: g, Paths: e.Path, Taint: taint, Rsp0: p.SrcVar(x86.StateGPR0 + x86.RSP)}
 }
 
+// returnObservables are where a result of type ret is at the return, by
+// the SysV classification: integers and pointers in rax (and rdx), floats
+// in xmm0, complex numbers in xmm0 (and xmm1), a struct of at most 16
+// bytes eightbyte by eightbyte in the next integer (rax, rdx) or SSE
+// (xmm0, xmm1) register by its members' class, masked to the members'
+// bytes (padding is unspecified), a struct or union returned in memory
+// by the address in rax (the memory obligation covers the block). What
+// it cannot classify (a small union, a struct with bit-fields, no DWARF)
+// is every register a result can use: an unused one holding different
+// garbage makes the check unknown, never wrongly equivalent. Comparing
+// rax alone for a struct of two floats (returned in xmm0) once let a
+// mutant be proved equivalent.
+func (p *Pair) returnObservables(ret x86.Type, src, dst []ir.Term) []Observable {
+	b := p.B
+	gpr := func(r int) (ir.Term, ir.Term) { return src[x86.StateGPR0+r], dst[x86.StateGPR0+r] }
+	xmm := func(i int) (ir.Term, ir.Term) {
+		return b.Extract(src[x86.StateXMM0+i], 63, 0), b.Extract(dst[x86.StateXMM0+i], 63, 0)
+	}
+	low := func(s, d ir.Term, bytes int64) (ir.Term, ir.Term) {
+		w := uint32(8 * bytes)
+		return b.Extract(s, w-1, 0), b.Extract(d, w-1, 0)
+	}
+	obs := func(name string, s, d ir.Term) Observable { return Observable{name, s, d} }
+	switch k, n := ret.Kind, ret.Size; {
+	case k == x86.KindVoid:
+		return nil
+	case (k == x86.KindInt || k == x86.KindBool || k == x86.KindEnum || k == x86.KindPointer) && n > 0 && n <= 8:
+		s, d := gpr(x86.RAX)
+		s, d = low(s, d, n)
+		return []Observable{obs("return value", s, d)}
+	case k == x86.KindInt && n == 16:
+		s, d := gpr(x86.RAX)
+		s2, d2 := gpr(x86.RDX)
+		return []Observable{obs("return value", s, d), obs("return value (rdx)", s2, d2)}
+	case k == x86.KindFloat && (n == 4 || n == 8):
+		s, d := xmm(0)
+		s, d = low(s, d, n)
+		return []Observable{obs("return value (xmm0)", s, d)}
+	case k == x86.KindComplex && (n == 8 || n == 16):
+		s, d := xmm(0)
+		out := []Observable{obs("return value (xmm0)", s, d)}
+		if n == 16 {
+			s, d = xmm(1)
+			out = append(out, obs("return value (xmm1)", s, d))
+		}
+		return out
+	case (k == x86.KindStruct || k == x86.KindUnion) && n > 16:
+		s, d := gpr(x86.RAX)
+		return []Observable{obs("return value", s, d)}
+	case k == x86.KindStruct && n > 0 && n <= 16 && len(ret.Scalars) > 0:
+		if out, ok := p.structObservables(ret, src, dst); ok {
+			return out
+		}
+	}
+	var out []Observable
+	for _, r := range []int{x86.RAX, x86.RDX} {
+		s, d := gpr(r)
+		out = append(out, obs("return value ("+x86.GPRNames[r]+")", s, d))
+	}
+	for i := 0; i < 2; i++ {
+		s, d := xmm(i)
+		out = append(out, obs(fmt.Sprintf("return value (xmm%d)", i), s, d))
+	}
+	return out
+}
+
+// structObservables are a small struct's eightbytes in their return
+// registers, masked to its members' bytes; false when a member straddles
+// two eightbytes or is of a shape the classification here does not
+// cover.
+func (p *Pair) structObservables(ret x86.Type, src, dst []ir.Term) ([]Observable, bool) {
+	b := p.B
+	var mask [2]uint64
+	sse := [2]bool{true, true}
+	for _, m := range ret.Scalars {
+		i := m.Off / 8
+		if m.InUnion || m.Off < 0 || m.Size <= 0 || m.Off+m.Size > ret.Size || (m.Off+m.Size-1)/8 != i {
+			return nil, false
+		}
+		if !m.Float {
+			sse[i] = false
+		}
+		for by := m.Off; by < m.Off+m.Size; by++ {
+			mask[i] |= 0xff << (8 * uint(by%8))
+		}
+	}
+	ints, sses := []int{x86.RAX, x86.RDX}, []int{0, 1}
+	var out []Observable
+	for i := 0; i < 2 && int64(8*i) < ret.Size; i++ {
+		if mask[i] == 0 {
+			continue // all padding (a struct of one char and 8 bytes of nothing cannot be)
+		}
+		var s, d ir.Term
+		var name string
+		if sse[i] {
+			x := sses[0]
+			sses = sses[1:]
+			s, d = b.Extract(src[x86.StateXMM0+x], 63, 0), b.Extract(dst[x86.StateXMM0+x], 63, 0)
+			name = fmt.Sprintf("return value bytes %d..%d (xmm%d)", 8*i, 8*i+8, x)
+		} else {
+			r := ints[0]
+			ints = ints[1:]
+			s, d = src[x86.StateGPR0+r], dst[x86.StateGPR0+r]
+			name = fmt.Sprintf("return value bytes %d..%d (%s)", 8*i, 8*i+8, x86.GPRNames[r])
+		}
+		if mask[i] != ^uint64(0) {
+			mc := b.Const(64, mask[i])
+			s, d = b.BVAnd(s, mc), b.BVAnd(d, mc)
+		}
+		out = append(out, Observable{name, s, d})
+	}
+	return out, true
+}
+
 type Observable struct {
 	Name     string
 	Src, Dst ir.Term
@@ -557,37 +671,7 @@ func (p *Pair) Observables(src, dst []ir.Term) []Observable {
 	if d := p.Src.Fn.Func.Debug; d != nil {
 		ret = d.Return
 	}
-	rax := x86.StateGPR0 + x86.RAX
-	switch {
-	case ret.Kind == x86.KindVoid:
-	case ret.Kind == x86.KindFloat && ret.Size > 0 && ret.Size <= 16:
-		w := uint32(8 * ret.Size)
-		out = append(out, Observable{"return value (xmm0)", b.Extract(src[x86.StateXMM0], w-1, 0), b.Extract(dst[x86.StateXMM0], w-1, 0)})
-	case ret.Size > 0 && ret.Size <= 8:
-		w := uint32(8 * ret.Size)
-		out = append(out, Observable{"return value", b.Extract(src[rax], w-1, 0), b.Extract(dst[rax], w-1, 0)})
-	case ret.Size > 8 && ret.Size <= 16 && ret.Kind != x86.KindStruct && ret.Kind != x86.KindUnion:
-		rdx := x86.StateGPR0 + x86.RDX
-		out = append(out, Observable{"return value", src[rax], dst[rax]},
-			Observable{"return value (rdx)", src[rdx], dst[rdx]})
-	case (ret.Kind == x86.KindStruct || ret.Kind == x86.KindUnion) && ret.Size > 16:
-		// Returned in memory the caller owns (outside the stack region,
-		// so the memory obligation covers it); rax holds its address.
-		out = append(out, Observable{"return value", src[rax], dst[rax]})
-	default:
-		// A small struct or union (SysV puts its eightbytes in rax, rdx,
-		// xmm0 and xmm1 by field class), or a type DWARF does not give:
-		// compare every register a return value can use. Conservative: an
-		// unused one holding different garbage makes the check unknown,
-		// never wrongly equivalent.
-		for _, r := range []int{x86.RAX, x86.RDX} {
-			out = append(out, Observable{"return value (" + x86.GPRNames[r] + ")", src[x86.StateGPR0+r], dst[x86.StateGPR0+r]})
-		}
-		for i := 0; i < 2; i++ {
-			x := x86.StateXMM0 + i
-			out = append(out, Observable{fmt.Sprintf("return value (xmm%d)", i), b.Extract(src[x], 63, 0), b.Extract(dst[x], 63, 0)})
-		}
-	}
+	out = append(out, p.returnObservables(ret, src, dst)...)
 	for _, r := range []int{x86.RSP, x86.RBX, x86.RBP, 12, 13, 14, 15} {
 		i := x86.StateGPR0 + r
 		out = append(out, Observable{x86.GPRNames[r] + " at return", src[i], dst[i]})

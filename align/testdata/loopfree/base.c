@@ -50,3 +50,15 @@ int addsh(short a, signed char b) { return a + b; }
    buffer of the run (align/check.go, confirm). */
 struct rect { int lox, loy, hix, hiy; };
 int contains(const struct rect *r, int x, int y) { return x >= r->lox && x < r->hix && y >= r->loy && y < r->hiy; }
+/* Results in SSE registers: a struct of two floats comes back in xmm0, a
+   complex number in xmm0 (and xmm1); comparing rax for them once proved
+   these functions' mutants equivalent (clang leaves rax alone). */
+struct f2 { float x, y; };
+struct f2 mkf2(float a) { struct f2 r = { a, a + 1 }; return r; }
+float _Complex mkcf(float a, float b) { float _Complex z; __real__ z = a; __imag__ z = b + 1; return z; }
+double _Complex mkcd(double a, double b) { double _Complex z; __real__ z = a * 2; __imag__ z = b + 1; return z; }
+/* A struct of two floats is passed in xmm0: the char after it is in rdi.
+   Counting the struct as a general register once put the char's
+   extension fact on x's register, and a mutant that differs only where
+   x's bits 8..15 are clear and bit 7 set was proved equivalent. */
+long afterf2(struct f2 s, signed char c, long x) { return (long)s.x + c + x; }
