@@ -88,6 +88,11 @@ func Classify(sig *x86.FuncDebug) Signature {
 		return s
 	}
 	s.DWARF, s.Variadic = true, sig.Variadic
+	if r := sig.Return; (r.Kind == x86.KindStruct || r.Kind == x86.KindUnion) && r.Size > 16 {
+		// Returned in memory: the caller passes the block's address in
+		// rdi, and the parameters start at rsi.
+		s.GPRs, s.Skipped = 1, true
+	}
 	for i, v := range sig.Params {
 		t := v.Type
 		p := Param{Name: v.Name, Size: int(t.Size), Signed: t.Signed, Type: t}
@@ -226,8 +231,8 @@ type RegisterParam struct {
 func RegisterParams(sig *x86.FuncDebug) ([]RegisterParam, int) {
 	out := make([]RegisterParam, len(x86.CalleeArgRegs))
 	s := Classify(sig)
-	if !s.DWARF || s.Variadic {
-		return out, len(out)
+	if !s.DWARF || s.Variadic || s.Lost || len(s.Params) > 0 && s.Params[0].Reg > 0 {
+		return out, len(out) // (a first parameter past rdi: a struct result's address is there)
 	}
 	n := 0
 	for _, p := range s.Params {

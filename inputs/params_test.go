@@ -36,6 +36,9 @@ var signatures = []struct {
 	{"int f(struct dl v, int k)", "v:aggregate@0/1 k:int@1/1", false},
 	{"int f(int a, int b, int c, int d, int e, struct s12 v, int k)", "a:int@0/1 b:int@1/1 c:int@2/1 d:int@3/1 e:int@4/1 v:memory@-1/0 k:int@5/1", true},
 	{"int f(int a, struct bf v, int k)", "a:int@0/1", true},
+	// A struct result of more than 16 bytes is written where rdi points:
+	// the parameters start at rsi.
+	{"struct s24 f(signed char c, long x)", "c:int@1/1 x:int@2/1", true},
 	{"double f(double a0, double a1, double a2, double a3, double a4, double a5, double a6, double a7, double a8)",
 		"a0:float@0/0 a1:float@1/0 a2:float@2/0 a3:float@3/0 a4:float@4/0 a5:float@5/0 a6:float@6/0 a7:float@7/0 a8:memory@-1/0", true},
 }
@@ -57,7 +60,11 @@ func TestClassify(t *testing.T) {
 	src.WriteString(prelude)
 	for i, s := range signatures {
 		decl := strings.Replace(s.decl, " f(", " f"+string(rune('a'+i))+"(", 1)
-		src.WriteString(decl + " { return 0; }\n")
+		body := " { return 0; }\n"
+		if strings.HasPrefix(decl, "struct ") {
+			body = " { struct s24 r = {0}; return r; }\n"
+		}
+		src.WriteString(decl + body)
 	}
 	f := compileGCC(t, dir, "sig", src.String())
 	for i, s := range signatures {
