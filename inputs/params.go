@@ -117,14 +117,15 @@ func Classify(sig *x86.FuncDebug) Signature {
 		case x86.KindStruct, x86.KindUnion:
 			p.Kind = Memory
 			if t.Size > 0 && t.Size <= 16 {
-				ints, sses, ok := eightbytes(t)
+				e, ok := t.Eightbytes()
 				if !ok {
 					// Which registers it takes is not known (a
 					// bit-field): nor are the later parameters'.
 					s.Lost, s.Skipped = true, true
 					return s
 				}
-				p.Kind, p.Regs, xmms = Aggregate, ints, sses
+				p.Kind = Aggregate
+				p.Regs, xmms = e.Counts()
 			}
 		default:
 			p.Kind = Memory
@@ -147,42 +148,6 @@ func Classify(sig *x86.FuncDebug) Signature {
 		s.Params = append(s.Params, p)
 	}
 	return s
-}
-
-// eightbytes classifies a struct or union of at most 16 bytes by its
-// members (x86.Type.Scalars), as SysV passes it: each eightbyte is SSE (an
-// xmm register) when every member in it is a float or double, else
-// INTEGER (a general register). It returns how many of each; false when
-// the members are not known (a bit-field) or one straddles two
-// eightbytes.
-func eightbytes(t x86.Type) (ints, sses int, ok bool) {
-	if len(t.Scalars) == 0 {
-		return 0, 0, false
-	}
-	n := int(t.Size+7) / 8
-	sse := []bool{true, true}[:n]
-	used := make([]bool, n)
-	for _, m := range t.Scalars {
-		i := int(m.Off / 8)
-		if m.Off < 0 || m.Size <= 0 || m.Off+m.Size > t.Size || int((m.Off+m.Size-1)/8) != i {
-			return 0, 0, false
-		}
-		used[i] = true
-		if !m.Float {
-			sse[i] = false
-		}
-	}
-	for i := range n {
-		switch {
-		case !used[i]:
-			ints++ // padding only: passed in a general register all the same
-		case sse[i]:
-			sses++
-		default:
-			ints++
-		}
-	}
-	return ints, sses, true
 }
 
 // PointeeOf describes the elements of a pointer or array type: by the

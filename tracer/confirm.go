@@ -684,15 +684,11 @@ type retShape struct {
 	size    int    // bytes (0: nothing compared)
 	float   bool
 	pointer bool // may hold an address (8-byte non-float)
-	// A struct of at most 16 bytes (SysV: each eightbyte in the next
-	// integer or SSE return register by its class): sse[i] says eightbyte
-	// i is all floats, mask[i] which of its bits are members (padding is
-	// unspecified and not compared), ptr[i] that it is one pointer member.
+	// A struct or complex number of at most 16 bytes, each eightbyte in
+	// the next integer or SSE return register by its class, compared on
+	// its members' bits (padding is unspecified).
 	structural bool
-	sse        [2]bool
-	mask       [2]uint64
-	ptr        [2]bool
-	fw         [2]int64 // an SSE eightbyte's float width: 4 or 8
+	eb         x86.Eightbytes
 }
 
 func returnShape(sig *x86.FuncDebug) retShape {
@@ -713,54 +709,16 @@ func returnShape(sig *x86.FuncDebug) retShape {
 		case 4, 8:
 			return retShape{kind: fmt.Sprintf("float%d", 8*t.Size), size: int(t.Size), float: true}
 		}
-	case x86.KindStruct:
-		if sh, ok := structShape(t); ok {
-			return sh
-		}
-	case x86.KindComplex:
-		// Two floats or two doubles, the real part first: a struct of
-		// them, as the ABI passes it (xmm0, or xmm0 and xmm1).
-		if h := t.Size / 2; h == 4 || h == 8 {
-			c := t
-			c.Scalars = []x86.Scalar{{Off: 0, Size: h, Float: true}, {Off: h, Size: h, Float: true}}
-			if sh, ok := structShape(c); ok {
+	case x86.KindStruct, x86.KindComplex:
+		if e, ok := t.Eightbytes(); ok && e.Exact {
+			sh := retShape{kind: fmt.Sprintf("struct%d", 8*t.Size), size: int(t.Size), structural: true, eb: e}
+			if t.Kind == x86.KindComplex {
 				sh.kind = fmt.Sprintf("complex%d", 8*t.Size)
-				return sh
 			}
+			return sh
 		}
 	}
 	return retShape{kind: fmt.Sprintf("unknown: %s return (%s, %d bytes) not compared", t.Name, t.Kind, t.Size)}
-}
-
-// structShape classifies a struct result of at most 16 bytes by its
-// members (x86.Type.Scalars): an eightbyte is SSE when every member in it
-// is a float or double, else INTEGER; a member that straddles two
-// eightbytes (a packed struct) is not classified here.
-func structShape(t x86.Type) (retShape, bool) {
-	if t.Size <= 0 || t.Size > 16 || len(t.Scalars) == 0 {
-		return retShape{}, false
-	}
-	sh := retShape{kind: fmt.Sprintf("struct%d", 8*t.Size), size: int(t.Size), structural: true}
-	sh.sse = [2]bool{true, true}
-	for _, m := range t.Scalars {
-		i := m.Off / 8
-		if m.InUnion || m.Off < 0 || m.Off+m.Size > t.Size || (m.Off+m.Size-1)/8 != i {
-			return retShape{}, false
-		}
-		if !m.Float {
-			sh.sse[i] = false
-		} else {
-			sh.fw[i] = m.Size
-		}
-		sh.ptr[i] = m.Pointer && m.Size == 8
-		for b := m.Off; b < m.Off+m.Size; b++ {
-			sh.mask[i] |= 0xff << (8 * uint(b%8))
-		}
-	}
-	if t.Size <= 8 {
-		sh.mask[1], sh.sse[1], sh.ptr[1] = 0, false, false
-	}
-	return sh, true
 }
 
 // nanLanes says two SSE eightbytes differ only in NaN payloads: every
@@ -801,13 +759,13 @@ func structWords(r *Result, sh retShape) [2]uint64 {
 	ints := []uint64{r.Rax, r.Rdx}
 	sses := []uint64{r.Xmm0[0], r.Xmm1[0]}
 	var w [2]uint64
-	for i := 0; i < 2 && sh.mask[i] != 0; i++ {
-		if sh.sse[i] {
+	for i := range sh.eb.N {
+		if sh.eb.SSE[i] {
 			w[i], sses = sses[0], sses[1:]
 		} else {
 			w[i], ints = ints[0], ints[1:]
 		}
-		w[i] &= sh.mask[i]
+		w[i] &= sh.eb.Mask[i]
 	}
 	return w
 }
@@ -1162,10 +1120,10 @@ func (st *cmpState) compareReturn(s, d Observation, sh retShape) {
 	}
 	if sh.structural {
 		for i, pair := range [2][2]uint64{{s.Return, d.Return}, {s.ReturnHi, d.ReturnHi}} {
-			if pair[0] == pair[1] || sh.sse[i] && nanLanes(pair[0], pair[1], sh.fw[i], sh.mask[i]) {
+			if pair[0] == pair[1] || sh.eb.SSE[i] && nanLanes(pair[0], pair[1], sh.eb.FloatSize[i], sh.eb.Mask[i]) {
 				continue
 			}
-			if sh.ptr[i] {
+			if sh.eb.Pointer[i] {
 				switch st.word(pair[0], pair[1]) {
 				case wordSameSymbol:
 					continue

@@ -544,10 +544,10 @@ func (p *Pair) loopFreeInput(e *ir.Edge, taint *ub.FrameTaint) ub.OBVAInput {
 
 // returnObservables are where a result of type ret is at the return, by
 // the SysV classification: integers and pointers in rax (and rdx), floats
-// in xmm0, complex numbers in xmm0 (and xmm1), a struct of at most 16
-// bytes eightbyte by eightbyte in the next integer (rax, rdx) or SSE
-// (xmm0, xmm1) register by its members' class, masked to the members'
-// bytes (padding is unspecified), a struct or union returned in memory
+// in xmm0, a struct of at most 16 bytes or a complex number eightbyte by
+// eightbyte in the next integer (rax, rdx) or SSE (xmm0, xmm1) register
+// by its members' class (x86.Eightbytes), masked to the members' bytes
+// (padding is unspecified), a struct or union returned in memory
 // by the address in rax (the memory obligation covers the block). What
 // it cannot classify (a small union, a struct with bit-fields, no DWARF)
 // is every register a result can use: an unused one holding different
@@ -580,20 +580,12 @@ func (p *Pair) returnObservables(ret x86.Type, src, dst []ir.Term) []Observable 
 		s, d := xmm(0)
 		s, d = low(s, d, n)
 		return []Observable{obs("return value (xmm0)", s, d)}
-	case k == x86.KindComplex && (n == 8 || n == 16):
-		s, d := xmm(0)
-		out := []Observable{obs("return value (xmm0)", s, d)}
-		if n == 16 {
-			s, d = xmm(1)
-			out = append(out, obs("return value (xmm1)", s, d))
-		}
-		return out
 	case (k == x86.KindStruct || k == x86.KindUnion) && n > 16:
 		s, d := gpr(x86.RAX)
 		return []Observable{obs("return value", s, d)}
-	case k == x86.KindStruct && n > 0 && n <= 16 && len(ret.Scalars) > 0:
-		if out, ok := p.structObservables(ret, src, dst); ok {
-			return out
+	case k == x86.KindStruct || k == x86.KindComplex:
+		if e, ok := ret.Eightbytes(); ok && e.Exact {
+			return p.eightbyteObservables(e, src, dst)
 		}
 	}
 	var out []Observable
@@ -608,35 +600,17 @@ func (p *Pair) returnObservables(ret x86.Type, src, dst []ir.Term) []Observable 
 	return out
 }
 
-// structObservables are a small struct's eightbytes in their return
-// registers, masked to its members' bytes; false when a member straddles
-// two eightbytes or is of a shape the classification here does not
-// cover.
-func (p *Pair) structObservables(ret x86.Type, src, dst []ir.Term) ([]Observable, bool) {
+// eightbyteObservables are a small struct's (or complex number's)
+// eightbytes in their return registers by class, masked to its members'
+// bytes.
+func (p *Pair) eightbyteObservables(e x86.Eightbytes, src, dst []ir.Term) []Observable {
 	b := p.B
-	var mask [2]uint64
-	sse := [2]bool{true, true}
-	for _, m := range ret.Scalars {
-		i := m.Off / 8
-		if m.InUnion || m.Off < 0 || m.Size <= 0 || m.Off+m.Size > ret.Size || (m.Off+m.Size-1)/8 != i {
-			return nil, false
-		}
-		if !m.Float {
-			sse[i] = false
-		}
-		for by := m.Off; by < m.Off+m.Size; by++ {
-			mask[i] |= 0xff << (8 * uint(by%8))
-		}
-	}
 	ints, sses := []int{x86.RAX, x86.RDX}, []int{0, 1}
 	var out []Observable
-	for i := 0; i < 2 && int64(8*i) < ret.Size; i++ {
-		if mask[i] == 0 {
-			continue // all padding (a struct of one char and 8 bytes of nothing cannot be)
-		}
+	for i := range e.N {
 		var s, d ir.Term
 		var name string
-		if sse[i] {
+		if e.SSE[i] {
 			x := sses[0]
 			sses = sses[1:]
 			s, d = b.Extract(src[x86.StateXMM0+x], 63, 0), b.Extract(dst[x86.StateXMM0+x], 63, 0)
@@ -647,13 +621,16 @@ func (p *Pair) structObservables(ret x86.Type, src, dst []ir.Term) ([]Observable
 			s, d = src[x86.StateGPR0+r], dst[x86.StateGPR0+r]
 			name = fmt.Sprintf("return value bytes %d..%d (%s)", 8*i, 8*i+8, x86.GPRNames[r])
 		}
-		if mask[i] != ^uint64(0) {
-			mc := b.Const(64, mask[i])
+		if e.Mask[i] == 0 {
+			continue // padding only: its register is taken, nothing compared
+		}
+		if e.Mask[i] != ^uint64(0) {
+			mc := b.Const(64, e.Mask[i])
 			s, d = b.BVAnd(s, mc), b.BVAnd(d, mc)
 		}
 		out = append(out, Observable{name, s, d})
 	}
-	return out, true
+	return out
 }
 
 type Observable struct {
