@@ -29,8 +29,8 @@ int eqc_pad_fn(int i) { return eqc_pad_data[i % 97] + eqc_pad_str[i % 8]; }
 // TestReflexivity is the oracle Alive2 applies to its tests: a program
 // checked against itself can only be equivalent. Every function of the
 // corpus's real programs (bench/corpus and the csmith programs), built at
-// -O2 with both compilers, is checked against the same object and against
-// a second build at the same level whose layout differs (reflexPad), under
+// -O2 with both compilers, is checked against a second build at the same
+// level whose layout differs (reflexPad), under
 // --ub none; none may be not-equivalent. Functions without loops get the
 // whole check, functions with loops the differential test (real runs of
 // both binaries), which is where a wrong not-equivalent comes from.
@@ -81,7 +81,11 @@ func TestReflexivity(t *testing.T) {
 		}
 		name := o.Compiler + " " + filepath.Base(o.Source)
 		for _, fn := range fns {
-			jobs = append(jobs, job{o.Path, o.Path, fn, name + " self"}, job{o.Path, o2.Path, fn, name + " second build"})
+			// Against the second build only: it is the same code at other
+			// addresses, which is what a wrong not-equivalent comes from
+			// (the check against the very same object found nothing the
+			// second build did not, at twice the time).
+			jobs = append(jobs, job{o.Path, o2.Path, fn, name + " second build"})
 		}
 	}
 	s, _, err := prove.New(prove.Options{CacheSize: 1024})
