@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -335,12 +336,91 @@ func (cf *Confirmer) Confirm(ctx context.Context, in Input) (*Confirmation, erro
 		}
 		c.Detail = why
 	}
+	if c.Differ && results[0].Outcome == Returned {
+		if err := cf.withoutUninitialized(ctx, c, srcVector, results[0], results[1]); err != nil {
+			return nil, err
+		}
+	}
 	if c.Differ && !cf.UB.None() {
 		if err := cf.checkUB(ctx, c, srcVector, results[0], args, in); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
+}
+
+// stackPoison is how much of the stack below the entry stack pointer
+// readsUninitialized fills, and with what.
+const (
+	stackPoison     = 64 << 10
+	stackPoisonByte = 0xa5
+)
+
+// withoutUninitialized runs the source again on v with the stack below
+// its entry stack pointer (memory no caller gives a value: the callee's
+// frame to be) filled with stackPoisonByte instead of the snapshot's
+// bytes. A source that returns or stores a value it never set (a struct
+// copied with a member left unset, which C allows: the member's value is
+// indeterminate) shows whatever the stack held there, which a correct
+// optimized build need not reproduce (clang -O2 stores only the set
+// members of such a copy). The bytes of the results and of memory that
+// change with the stack's contents are not compared: c is recomputed
+// with the source's bytes there taken as the target's, and a difference
+// only there is none. A run that ends otherwise or makes other calls
+// with the stack changed withdraws the difference whole.
+func (cf *Confirmer) withoutUninitialized(ctx context.Context, c *Confirmation, v Vector, first, dst *Result) error {
+	src := cf.src
+	rsp := entryRSP(src.exe.StackSize, max(len(v.Args)-6, 0))
+	poison := make([]byte, stackPoison)
+	for i := range poison {
+		poison[i] = stackPoisonByte
+	}
+	pv := v
+	pv.Mem = append(append([]MemInit(nil), v.Mem...), MemInit{Addr: rsp - stackPoison, Data: poison})
+	r, err := src.proc.Call(src.fn, pv, &RunOptions{Timeout: runTimeout(ctx, true)})
+	if err != nil {
+		return err
+	}
+	again := &Confirmation{}
+	compareRuns(again, src, src, first, r, cf.sig)
+	if !again.Differ {
+		return nil
+	}
+	const why = "the source's observables depend on stack memory it never wrote (an indeterminate value: not compared"
+	if r.Outcome != first.Outcome || !slices.EqualFunc(r.Calls, first.Calls, func(a, b Call) bool { return a.ID == b.ID && slices.Equal(a.Args, b.Args) }) {
+		c.Differ = false
+		c.Detail = strings.TrimSuffix(why+"; with the stack filled otherwise: "+strings.Join(again.Differences, ", ")+"); "+c.Detail, "; ")
+		return nil
+	}
+	masked := *first
+	// Each byte that changed with the stack takes the target's value.
+	take := func(a, b, d uint64) uint64 {
+		for i := uint(0); i < 64; i += 8 {
+			if (a^b)>>i&0xff != 0 {
+				a = a&^(0xff<<i) | d&(0xff<<i)
+			}
+		}
+		return a
+	}
+	masked.Rax, masked.Rdx = take(first.Rax, r.Rax, dst.Rax), take(first.Rdx, r.Rdx, dst.Rdx)
+	masked.Xmm0[0], masked.Xmm1[0] = take(first.Xmm0[0], r.Xmm0[0], dst.Xmm0[0]), take(first.Xmm1[0], r.Xmm1[0], dst.Xmm1[0])
+	masked.Memory = nil
+	for _, m := range first.Memory {
+		other, d := r.MemoryOf(m.Name), dst.MemoryOf(m.Name)
+		data := slices.Clone(m.Data)
+		for i := range data {
+			if i < len(other) && other[i] != data[i] && i < len(d) {
+				data[i] = d[i]
+			}
+		}
+		masked.Memory = append(masked.Memory, Region{Name: m.Name, Addr: m.Addr, Data: data})
+	}
+	nc := &Confirmation{Args: c.Args, Src: observe(&masked, cf.sig), Dst: c.Dst}
+	compareRuns(nc, src, cf.dst, &masked, dst, cf.sig)
+	note := why + ": " + strings.Join(again.Differences, ", ") + ")"
+	nc.Detail = strings.TrimSuffix(note+"; "+nc.Detail, "; ")
+	*c = *nc
+	return nil
 }
 
 // allocators are the C library's allocation functions. Natively they are

@@ -441,3 +441,24 @@ double _Complex mkcd(double a, double b) { double _Complex z; __real__ z = a * 2
 		}
 	}
 }
+
+// A struct copied with members left unset stores whatever the source's
+// frame held there (C: an indeterminate value); clang -O2 stores only the
+// members set. Those bytes change when the stack below the entry is
+// filled otherwise, and are not compared: the same source at -O2 shows no
+// difference (it was reported not-equivalent before), a mutant of a
+// member that is set still does, on that member alone.
+func TestConfirmUninitializedMembers(t *testing.T) {
+	const base = "struct q { int a, b, c, d; };\nvoid store(struct q *out, int x) { struct q l; l.a = x; l.c = x * 2; *out = l; }\n"
+	src := pairObj(t, "clang-16", "un0", base, "-O0")
+	same := pairObj(t, "clang-16", "un2", base, "-O2")
+	mut := pairObj(t, "clang-16", "unm", strings.Replace(base, "x * 2", "x * 3", 1), "-O2")
+	in := Input{Args: []uint64{HeapAddr, 1}, Mem: []MemInit{{Addr: HeapAddr, Data: []byte{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}}}}
+	if c := confirm(t, src, "store", same, "store", in); c.Differ || !strings.Contains(c.Detail, "never wrote") {
+		t.Errorf("against its own -O2: differ %v %q (%s), want no difference and the unset members named", c.Differ, c.Differences, c.Detail)
+	}
+	c := confirm(t, src, "store", mut, "store", in)
+	if !c.Differ || !hasDifference(c, "heap[8..") || hasDifference(c, "heap[4..") || hasDifference(c, "heap[12..") {
+		t.Errorf("against the mutant: differ %v %q, want member c (heap[8..12]) alone", c.Differ, c.Differences)
+	}
+}

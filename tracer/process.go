@@ -516,6 +516,14 @@ func (p *Process) run(fn uint64, v *Vector, o *RunOptions) (*Result, error) {
 }
 
 // prepare restores memory and sets the registers for a run of fn on v.
+// entryRSP is the stack pointer a run starts the function with: below the
+// return sentinel and nstack stack arguments, near the top of the fixed
+// stack, rsp+8 16-byte aligned.
+func entryRSP(stackSize uint64, nstack int) uint64 {
+	top := uint64(StackAddr) + stackSize - 4096
+	return ((top - 8*uint64(nstack)) &^ 15) - 8
+}
+
 func (p *Process) prepare(fn uint64, v *Vector) (*syscall.PtraceRegs, *fpregs, error) {
 	writes := []span{{CallLogAddr, make([]byte, 16)}}
 	for _, m := range v.Mem {
@@ -539,8 +547,7 @@ func (p *Process) prepare(fn uint64, v *Vector) (*syscall.PtraceRegs, *fpregs, e
 	if len(v.Args) > 6 {
 		stackArgs = v.Args[6:]
 	}
-	top := uint64(StackAddr) + p.exe.StackSize - 4096
-	rsp := ((top - 8*uint64(len(stackArgs))) &^ 15) - 8 // rsp+8 is 16-byte aligned at entry
+	rsp := entryRSP(p.exe.StackSize, len(stackArgs))
 	frame := make([]byte, 8+8*len(stackArgs))
 	binary.LittleEndian.PutUint64(frame, p.exe.Sentinel)
 	for i, a := range stackArgs {
