@@ -10,8 +10,13 @@ import (
 // a mutated constant is found on either side.
 
 // maxCodeConstants bounds the dictionary: each constant costs the
-// differential test three inputs.
-const maxCodeConstants = 12
+// differential test three inputs. A function with loops gets fewer: its
+// test runs before every proof search, and each run is longer (twelve
+// made make test's align package a minute slower).
+const (
+	maxCodeConstants      = 12
+	maxCodeConstantsLoops = 4
+)
 
 // codeConstantBound leaves out constants of larger magnitude: masks,
 // addresses and magic multipliers, which are no input a program is given.
@@ -23,14 +28,19 @@ const codeConstantBound = 1 << 20
 // values computed (a `c - '0'` behind an isdigit test). Additions to a
 // 64-bit register or address (a field offset, a frame slot) are left
 // out, and so are 0, 1 and -1, which the plan's inputs give anyway. At
-// most maxCodeConstants, each once.
+// most maxCodeConstants (maxCodeConstantsLoops for a function with
+// loops), each once.
 func (p *Pair) CodeConstants() []int64 {
 	b := p.B
+	limit := maxCodeConstants
+	if p.HasLoops() {
+		limit = maxCodeConstantsLoops
+	}
 	seen := map[int64]bool{}
 	var out []int64
 	collect := func(roots []ir.Term) {
 		for _, t := range b.PostOrder(roots...) {
-			if len(out) == maxCodeConstants {
+			if len(out) == limit {
 				return
 			}
 			switch b.Op(t) {
