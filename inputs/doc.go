@@ -3,7 +3,8 @@
 // parameter, and what a pointer points to), the value primitives (boundary
 // values, sign extension, float bit patterns), the placement of strings,
 // and the two fixed schedules of inputs — the differential test's plan
-// (native runs of both binaries) and the co-execution's argument schedule
+// (native runs of both binaries), followed by its dictionary inputs made of
+// the code's own constants (dict.go), and the co-execution's argument schedule
 // (the evaluator's runs of both lifted functions, which correlations and
 // invariants are learned from).
 //

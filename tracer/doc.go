@@ -218,10 +218,20 @@
 // Confirmation.UB set) at the first instruction of the object's code that
 // may be undefined under the models: signed overflow of a 32/64-bit add,
 // sub, imul, neg, inc, dec, lea or left shift (sio), a shift count at least
-// the width (shift), a misaligned 2/4/8-byte access (align), a computed
-// access into the frame outside the local variable it starts from, or out
+// the width (shift), a misaligned 2/4/8-byte access through a computed
+// address (align: frame slots and globals named by displacement are the
+// compiler's own layout), a computed access into the frame outside the local variable it starts from, or out
 // of the global object its pointer came from (obva, by the function's
 // DWARF and the executable's symbols). It over-approximates (-O0 code does not say
 // which arithmetic is unsigned) so that an input it passes has no such UB;
 // a run it cannot watch to the end (time, steps) is withdrawn too.
+//
+// # Values the source never set (confirm.go, withoutUninitialized)
+//
+// Before the UB monitor, a difference after a source run that returned is checked
+// against the source's own stack: the source runs again with the stack
+// below its entry stack pointer filled otherwise, and bytes of its results
+// and memory that change (a struct copied with a member left unset: an
+// indeterminate value in C) are taken as the target's before the runs are
+// compared again; a different call log or ending withdraws the difference.
 package tracer
