@@ -350,7 +350,7 @@ func (cf *Confirmer) Confirm(ctx context.Context, in Input) (*Confirmation, erro
 }
 
 // stackPoison is how much of the stack below the entry stack pointer
-// readsUninitialized fills, and with what.
+// withoutUninitialized fills, and with what.
 const (
 	stackPoison     = 64 << 10
 	stackPoisonByte = 0xa5
