@@ -841,9 +841,9 @@ func structWords(r *Result, sh retShape) [2]uint64 {
 	var w [2]uint64
 	for i := range sh.eb.N {
 		if sh.eb.SSE[i] {
-			w[i], sses = sses[0], sses[1:]
+			w[i] = sses[sh.eb.Reg(i)]
 		} else {
-			w[i], ints = ints[0], ints[1:]
+			w[i] = ints[sh.eb.Reg(i)]
 		}
 		w[i] &= sh.eb.Mask[i]
 	}

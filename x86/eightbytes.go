@@ -65,6 +65,19 @@ func (t Type) Eightbytes() (Eightbytes, bool) {
 	return e, true
 }
 
+// Reg is the register eightbyte i travels in: its index among the
+// integer registers of a result (rax, rdx) or parameter list when the
+// eightbyte is INTEGER, among the xmm registers when it is SSE.
+func (e Eightbytes) Reg(i int) int {
+	n := 0
+	for j := range i {
+		if e.SSE[j] == e.SSE[i] {
+			n++
+		}
+	}
+	return n
+}
+
 // Counts are how many general and xmm registers the eightbytes take.
 func (e Eightbytes) Counts() (ints, sses int) {
 	for i := range e.N {

@@ -605,19 +605,17 @@ func (p *Pair) returnObservables(ret x86.Type, src, dst []ir.Term) []Observable 
 // bytes.
 func (p *Pair) eightbyteObservables(e x86.Eightbytes, src, dst []ir.Term) []Observable {
 	b := p.B
-	ints, sses := []int{x86.RAX, x86.RDX}, []int{0, 1}
+	ints := []int{x86.RAX, x86.RDX}
 	var out []Observable
 	for i := range e.N {
 		var s, d ir.Term
 		var name string
 		if e.SSE[i] {
-			x := sses[0]
-			sses = sses[1:]
+			x := e.Reg(i)
 			s, d = b.Extract(src[x86.StateXMM0+x], 63, 0), b.Extract(dst[x86.StateXMM0+x], 63, 0)
 			name = fmt.Sprintf("return value bytes %d..%d (xmm%d)", 8*i, 8*i+8, x)
 		} else {
-			r := ints[0]
-			ints = ints[1:]
+			r := ints[e.Reg(i)]
 			s, d = src[x86.StateGPR0+r], dst[x86.StateGPR0+r]
 			name = fmt.Sprintf("return value bytes %d..%d (%s)", 8*i, 8*i+8, x86.GPRNames[r])
 		}
