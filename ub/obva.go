@@ -304,6 +304,16 @@ func SkipFrameStores(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, misses Mi
 		base, off := linear(b, a)
 		return base == rsp0 && off >= -StackLimit && off+int64(n) <= 8
 	}
+	// Two frame accesses at constant offsets that do not overlap: a read
+	// passes the other's store on the way down to the misses' stores.
+	frameDisjoint := func(a ir.Term, n uint32, w ir.Term, k uint32) bool {
+		if !inFrame(w, k) {
+			return false
+		}
+		_, ra := linear(b, a)
+		_, rw := linear(b, w)
+		return ra+int64(n) <= rw || rw+int64(k) <= ra
+	}
 	var memo map[ir.Term]ir.Term
 	var rw func(ir.Term) ir.Term
 	rw = func(t ir.Term) ir.Term {
@@ -334,7 +344,7 @@ func SkipFrameStores(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, misses Mi
 			for b.Op(m) == ir.OpStore && (aFrame || aMiss) {
 				k, _ := b.Params(m)
 				w := b.Arg(m, 1)
-				if !(aMiss && inFrame(w, k)) && !(aFrame && misses.covers(b, w, k)) {
+				if !(aMiss && inFrame(w, k)) && !(aFrame && misses.covers(b, w, k)) && !(aFrame && frameDisjoint(a, n, w, k)) {
 					break
 				}
 				m = b.Arg(m, 0)
