@@ -1,6 +1,10 @@
 package ub
 
-import "eqc/ir"
+import (
+	"slices"
+
+	"eqc/ir"
+)
 
 // Reads the hypotheses themselves place outside the frame. A later
 // block's hypothesis is an implication whose premise is the path's
@@ -103,11 +107,16 @@ func PassFrameStores(b *ir.Builder, simp *ir.Simplifier, hyps []ir.Term, rsp0 ir
 		if r, ok := rewritten[p]; ok {
 			return r
 		}
-		parts := []ir.Term{SkipFrameStores(b, simp, rsp0, missesUnder(p, false), []ir.Term{p})[0]}
+		var earlier []ir.Term // in term order: the same hypotheses, the same terms
 		for q := range conjunctsOf(p) {
 			if _, ok := guaranteed[q]; ok && q != p && q != truth {
-				parts = append(parts, rewritePremise(q))
+				earlier = append(earlier, q)
 			}
+		}
+		slices.Sort(earlier)
+		parts := []ir.Term{SkipFrameStores(b, simp, rsp0, missesUnder(p, false), []ir.Term{p})[0]}
+		for _, q := range earlier {
+			parts = append(parts, rewritePremise(q))
 		}
 		r := p
 		if len(parts) > 1 || parts[0] != p {
