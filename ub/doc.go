@@ -36,10 +36,13 @@
 //     frame's spills against accesses through pointers). It is exact in
 //     every state where the source returns normally, and only obligations
 //     that assume so may use it. PassFrameStores applies it to the
-//     hypotheses themselves, with the accesses their unconditional
-//     conjuncts place outside the frame: a later block's premise (the
-//     byte at a is not zero, read through the spills) then reads memory
-//     at a directly, and the conjunction means what it meant.
+//     hypotheses themselves, each with the accesses that the hypotheses
+//     whose premises are among its premise's conjuncts (or that hold
+//     unconditionally) place outside the frame: a later block's premise
+//     (the byte at a is not zero, read through the spills), or a loop's
+//     later pass reading i and the array pointer back through the
+//     earlier passes' stores, then reads no frame slot through them.
+//     Wherever the hypotheses hold, the rewritten ones mean the same.
 //
 // The rules: a model's facts are premises about the source only, never
 // proved and never about the target; each proof lists the models it used;

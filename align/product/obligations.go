@@ -334,10 +334,10 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 	// The second group first: it assumes the first, so a model of its
 	// failure is a state where the first holds, and it is where the
 	// splitter's wrong guesses show (refute.go). The first group's query
-	// is the costly one of a loop with pointer parameters (the raw
-	// hypotheses read the -O0 frame back through the loop's stores), and
-	// an edge rebuilt for each wrong guess paid it each time: gcc-12's
-	// saxpy, 13–18 s a round on its exit edge.
+	// is the costlier one of a loop with pointer parameters (its facts
+	// are each frame slot against each pass's accesses, from the
+	// hypotheses), and an edge rebuilt for each wrong guess paid it each
+	// time: gcc-12's saxpy, 13–18 s a round on its exit edge.
 	if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", append([]ir.Term{inv, e.condD, e.condS}, append(e.condFacts, b.Not(b.And(e.facts...)))...)...) {
 		return false
 	}

@@ -150,10 +150,11 @@ type PEdge struct {
 	obvaHyps []ir.Term
 	// hyps are obvaHyps as the edge's rewriting leaves them: split,
 	// canonical and pinned like the path conditions, whose facts their
-	// rewrites join. obvaHyps read the source's frame back through every
-	// store of the path set (a loop's a[i] before its i); carried raw into
-	// Houdini's queries they cost seconds per query where the rewritten
-	// edge costs milliseconds. Wherever condFacts hold the two agree, so
+	// rewrites join. obvaHyps read the source's memory through every
+	// store of the path set that their own premises do not place outside
+	// the frame (ub.PassFrameStores); carried raw into Houdini's queries
+	// they cost seconds per query where the rewritten edge costs
+	// milliseconds. Wherever condFacts hold the two agree, so
 	// every query after the one that proves condFacts (from obvaHyps)
 	// assumes hyps instead.
 	hyps []ir.Term
