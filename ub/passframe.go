@@ -42,6 +42,9 @@ import (
 // more of a proof.
 func PassFrameStores(b *ir.Builder, simp *ir.Simplifier, hyps []ir.Term, rsp0 ir.Term) []ir.Term {
 	lo := simp.Simplify(b.Sub(rsp0, b.Const(64, StackLimit)))
+	// A term's conjuncts at every level, the conjunctions among them
+	// included (b.Conjuncts gives the leaves only): a loop's third pass
+	// has the second pass's whole premise as one conjunct.
 	conjuncts := map[ir.Term]map[ir.Term]bool{}
 	conjunctsOf := func(t ir.Term) map[ir.Term]bool {
 		if c, ok := conjuncts[t]; ok {
