@@ -43,6 +43,10 @@
 //     later pass reading i and the array pointer back through the
 //     earlier passes' stores, then reads no frame slot through them.
 //     Wherever the hypotheses hold, the rewritten ones mean the same.
+//   - Disjoint is the one form of "these bytes do not overlap" that the
+//     hypotheses, the splitter's frame facts and the entry premises share:
+//     a range of the difference of the two base addresses, so the solver
+//     compares one shared subtraction with constants (disjoint.go).
 //
 // The rules: a model's facts are premises about the source only, never
 // proved and never about the target; each proof lists the models it used;

@@ -261,7 +261,7 @@ func objectOf(b *ir.Builder, a ir.Term, objects map[ir.Term]uint64, taint *Frame
 // MissesFrame says the n bytes at a and the frame [lo, lo+StackLimit+8)
 // do not overlap, going up around the address space from each start.
 func MissesFrame(b *ir.Builder, a ir.Term, n uint32, lo ir.Term) ir.Term {
-	return b.And(b.Uge(b.Sub(lo, a), b.Const(64, uint64(n))), b.Uge(b.Sub(a, lo), b.Const(64, StackLimit+8)))
+	return Disjoint(b, a, n, lo, StackLimit+8)
 }
 
 // linear splits address a into a base and the constant the adds and subs

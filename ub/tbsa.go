@@ -224,9 +224,3 @@ func intOffset(b *ir.Builder, t ir.Term) bool {
 	}
 	return false
 }
-
-// Disjoint says the n bytes at a and the m bytes at c do not overlap,
-// going up around the address space from each start.
-func Disjoint(b *ir.Builder, a ir.Term, n uint32, c ir.Term, m uint32) ir.Term {
-	return b.And(b.Uge(b.Sub(c, a), b.Const(64, uint64(n))), b.Uge(b.Sub(a, c), b.Const(64, uint64(m))))
-}

@@ -3,6 +3,7 @@ package product
 import (
 	"eqc/align/product/pair"
 	"eqc/ir"
+	"eqc/ub"
 )
 
 // Stores into the slots, left out of the memory obligation (slotstores.go)
@@ -66,8 +67,8 @@ func bytesInSlots(off uint64, n uint32, slots []pair.Slot) bool {
 	return true
 }
 
-// outsideSlot is the exclusion a ∉ slot, modulo 2^64: (a − lo) ≥u Size.
+// outsideSlot is the exclusion a ∉ slot, modulo 2^64: (a − lo) ≥u Size,
+// stated as ub.Disjoint states it (one byte at a).
 func (pr *Product) outsideSlot(a ir.Term, sl pair.Slot) ir.Term {
-	b := pr.p.B
-	return b.Uge(b.Sub(a, pr.slotAddr(sl)), b.Const(64, uint64(sl.Size)))
+	return ub.Disjoint(pr.p.B, a, 1, pr.slotAddr(sl), uint32(sl.Size))
 }

@@ -34,10 +34,11 @@ type Fact struct {
 	Guard  ir.Term
 }
 
-// term is the fact as a Bool: each start is at least the other's size
-// past the other start, going up around the address space.
+// Term is the fact as a Bool: each start is at least the other's size
+// past the other start, going up around the address space (ub.Disjoint,
+// the form the OBVA hypotheses the fact is proved from are stated in).
 func (f Fact) Term(b *ir.Builder) ir.Term {
-	t := b.And(b.Uge(b.Sub(f.A2, f.A1), b.Const(64, uint64(f.N1))), b.Uge(b.Sub(f.A1, f.A2), b.Const(64, uint64(f.N2))))
+	t := ub.Disjoint(b, f.A1, f.N1, f.A2, f.N2)
 	if f.Guard != ir.NoTerm {
 		t = b.Or(b.Not(f.Guard), t)
 	}

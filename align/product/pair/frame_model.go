@@ -53,7 +53,9 @@ func (p *Pair) frameFreeParams() ([]ir.Term, []string) {
 	var facts []ir.Term
 	var lines []string
 	for _, rp := range params {
-		facts = append(facts, b.Uge(b.Sub(rp.Var, lo), b.Const(64, ub.StackLimit+8)), b.Uge(b.Sub(rp.Var, below), b.Const(64, ParamReach)))
+		// (p − lo) ≥u size, as ub.Disjoint states it: over p − rsp, the
+		// difference the OBVA hypotheses and the frame facts compare.
+		facts = append(facts, ub.Disjoint(b, rp.Var, 1, lo, ub.StackLimit+8), ub.Disjoint(b, rp.Var, 1, below, ParamReach))
 		lines = append(lines, fmt.Sprintf("obva: parameter %s (%s, in %s) points outside [rsp−%#x, rsp+8), the stack region and the %#x bytes below it: no object of the caller is there", rp.Name, rp.Type.Name, x86.GPRNames[rp.Reg], ub.StackLimit+ParamReach, ParamReach))
 	}
 	return facts, lines

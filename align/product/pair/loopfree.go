@@ -786,7 +786,10 @@ func (p *Pair) MemoryDiffersOutsideStack(ms, md ir.Term, simp *ir.Simplifier) []
 	b := p.B
 	a := b.Var("obligation.addr", ir.BVSort(64))
 	rsp := p.SrcVar(x86.StateGPR0 + x86.RSP)
-	inStack := b.And(b.Ule(b.Sub(rsp, b.Const(64, StackLimit)), a), b.Ult(a, b.Add(rsp, b.Const(64, 8))))
+	// a in [rsp−StackLimit, rsp+8), modulo 2^64: the same as an
+	// unsigned comparison with each end under the precondition (the
+	// region does not wrap), and stated over a − rsp like the facts.
+	inStack := b.Not(ub.Disjoint(b, a, 1, b.Sub(rsp, b.Const(64, StackLimit)), StackLimit+8))
 	strip := p.stackStoreStripper(rsp)
 	bytes := map[ir.Term]ir.Term{}
 	rs, rd := ByteAt(b, simp, strip(ms), a, bytes), ByteAt(b, simp, strip(md), a, bytes)

@@ -38,21 +38,23 @@ func TestByteAt(t *testing.T) {
 		}
 		for _, s := range []*ir.Simplifier{nil, simp} {
 			got := ByteAt(b, s, m, a, map[ir.Term]ir.Term{})
-			pv := uint64(0x1000)
-			for _, qv := range []uint64{0x1000, 0x1004, 0x100c, 0x0ff8} {
-				for _, cv := range []bool{false, true} {
-					for av := pv - 16; av < pv+40; av++ {
-						env := &ir.MapEnv{Vars: map[ir.Term]ir.Value{
-							p: ir.BVValue(ir.NewBV(64, pv)), q: ir.BVValue(ir.NewBV(64, qv)), c: ir.BoolValue(cv),
-							a: ir.BVValue(ir.NewBV(64, av)), base: ir.MemValue(ir.NewMem(0x5a)),
-						}}
-						want, err1 := ir.Eval(b, b.Select(m, a, 1), env)
-						have, err2 := ir.Eval(b, got, env)
-						if err1 != nil || err2 != nil {
-							t.Fatal(err1, err2)
-						}
-						if want.BV().Uint64() != have.BV().Uint64() {
-							t.Fatalf("round %d, q %#x, c %v, a %#x: select %#x, ByteAt %#x", round, qv, cv, av, want.BV().Uint64(), have.BV().Uint64())
+			for _, pv := range []uint64{0x1000, ^uint64(11)} { // the second: stores that wrap around
+				for _, qd := range []uint64{0, 4, 0xc, ^uint64(7)} {
+					qv := pv + qd
+					for _, cv := range []bool{false, true} {
+						for av := pv - 16; av < pv+40; av++ {
+							env := &ir.MapEnv{Vars: map[ir.Term]ir.Value{
+								p: ir.BVValue(ir.NewBV(64, pv)), q: ir.BVValue(ir.NewBV(64, qv)), c: ir.BoolValue(cv),
+								a: ir.BVValue(ir.NewBV(64, av)), base: ir.MemValue(ir.NewMem(0x5a)),
+							}}
+							want, err1 := ir.Eval(b, b.Select(m, a, 1), env)
+							have, err2 := ir.Eval(b, got, env)
+							if err1 != nil || err2 != nil {
+								t.Fatal(err1, err2)
+							}
+							if want.BV().Uint64() != have.BV().Uint64() {
+								t.Fatalf("round %d, p %#x, q %#x, c %v, a %#x: select %#x, ByteAt %#x", round, pv, qv, cv, av, want.BV().Uint64(), have.BV().Uint64())
+							}
 						}
 					}
 				}
