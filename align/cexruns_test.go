@@ -39,6 +39,7 @@ func TestCounterexampleRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and proves a loop")
 	}
+	t.Parallel() // one thread: beside the other one-thread tests
 	objs := aligntest.CompileC(t, "gcc-12", "digits", digitsC, "O0", "O3")
 	s := aligntest.NewSolver(t)
 	req := Request{SrcPath: objs["O0"], SrcFunc: "digits", DstPath: objs["O3"], DstFunc: "digits", UB: "all", Timeout: 2 * time.Minute}

@@ -54,6 +54,7 @@ var diffCases = []struct {
 // the same source must show no difference on any input, and against -O3 of
 // the mutant must show one (confirmed by real runs).
 func TestDiffTest(t *testing.T) {
+	t.Parallel() // one thread: beside the other one-thread tests
 	for _, c := range diffCases {
 		for _, cc := range compilers {
 			t.Run(c.name+"/"+cc, func(t *testing.T) {

@@ -163,6 +163,7 @@ func TestRace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and proves loops: a minute")
 	}
+	t.Parallel() // one thread: beside the other one-thread tests
 	abs := func(name string) string {
 		p, err := filepath.Abs(name)
 		if err != nil {

@@ -124,6 +124,7 @@ func TestSanitizerPremises(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and runs real binaries")
 	}
+	t.Parallel() // one thread: beside the other one-thread tests
 	base, err := os.ReadFile("testdata/ub/ub.c")
 	if err != nil {
 		t.Fatal(err)
@@ -178,6 +179,7 @@ func TestSanitizerLoops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and proves loops")
 	}
+	t.Parallel() // one thread: beside the other one-thread tests
 	base, err := os.ReadFile("testdata/ub/sio_loops.c")
 	if err != nil {
 		t.Fatal(err)

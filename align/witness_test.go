@@ -77,6 +77,7 @@ func TestProofThroughWitness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and proves loops")
 	}
+	t.Parallel() // one thread: beside the other one-thread tests
 	base, err := os.ReadFile("testdata/ub/sio_loops.c")
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +137,7 @@ func TestWitnessBridgeRandomElements(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and proves a loop")
 	}
+	t.Parallel() // one thread: beside the other one-thread tests
 	const src = "void diff(int *d, const int *s, int n)\n{\n\tfor (int i = 1; i < n; i++)\n\t\td[i - 1] = s[i] - s[i - 1];\n}\n"
 	objs := aligntest.CompileC(t, "clang-16", "bridge", src, "O0", "O0+ubsan")
 	req := Request{SrcPath: objs["O0+ubsan"], SrcFunc: "diff", DstPath: objs["O0"], DstFunc: "diff", UB: "all", Timeout: 2 * time.Minute}
@@ -160,6 +162,7 @@ func TestWitnessBridgeLoadedPointers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and proves")
 	}
+	t.Parallel() // one thread: beside the other one-thread tests
 	const src = "struct D { long *arr; };\nstruct L { int pad; struct D *dyd; };\nstruct F { int first; struct L *ls; };\n" +
 		"long *slot(struct F *fs, int v)\n{\n\treturn &fs->ls->dyd->arr[fs->first + v];\n}\n"
 	objs := aligntest.CompileC(t, "clang-16", "loaded", src, "O0", "O0+ubsan", "O2")
