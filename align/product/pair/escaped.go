@@ -534,7 +534,7 @@ func (p *Pair) memoryDiffersOutside(ms, md ir.Term, es []*escapedLocal, simp *ir
 	out := p.MemoryDiffersOutsideStack(ms, md, simp)
 	a := b.Var("obligation.addr", ir.BVSort(64))
 	for _, e := range es {
-		out = append(out, b.Not(b.Ult(b.Sub(a, e.addr), b.Const(64, e.size))))
+		out = append(out, ub.Disjoint(b, a, 1, e.addr, uint32(e.size))) // (a − addr) ≥u size
 	}
 	return out
 }
