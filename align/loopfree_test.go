@@ -99,6 +99,12 @@ func writeMutants(t *testing.T, testdata, dir string) []string {
 // returns the objects by "compiler level file" and the mutated functions.
 func compileAll(t *testing.T, testdata string, baseLevels []string) (map[string]string, []string) {
 	t.Helper()
+	return compileAllTo(t, testdata, baseLevels, "O3")
+}
+
+// compileAllTo is compileAll with the mutants at dstLevel.
+func compileAllTo(t *testing.T, testdata string, baseLevels []string, dstLevel string) (map[string]string, []string) {
+	t.Helper()
 	srcDir := t.TempDir()
 	base, _ := filepath.Abs(filepath.Join(testdata, "base.c"))
 	mutated := writeMutants(t, testdata, srcDir)
@@ -106,17 +112,18 @@ func compileAll(t *testing.T, testdata string, baseLevels []string) (map[string]
 	for _, fn := range mutated {
 		srcs = append(srcs, filepath.Join(srcDir, "mutant_"+fn+".c"))
 	}
-	return compileSources(t, base, srcs, baseLevels), mutated
+	return compileSources(t, base, srcs, baseLevels, dstLevel), mutated
 }
 
-// compileSources compiles base at baseLevels and every other source at -O3
-// with both compilers. It returns the objects by "compiler level file".
-func compileSources(t *testing.T, base string, srcs, baseLevels []string) map[string]string {
+// compileSources compiles base at baseLevels and every other source at
+// dstLevel with both compilers. It returns the objects by "compiler level
+// file".
+func compileSources(t *testing.T, base string, srcs, baseLevels []string, dstLevel string) map[string]string {
 	t.Helper()
 	var builds []aligntest.Build
 	for _, name := range compilers {
 		for _, src := range srcs {
-			levels := []string{"O3"}
+			levels := []string{dstLevel}
 			if src == base {
 				levels = baseLevels
 			}
@@ -147,9 +154,15 @@ func TestGoldenLoopFreeCalls(t *testing.T) {
 
 // TestGoldenSwitches is the same test on switches compiled to jump tables
 // (testdata/switches): dense and masked indices, fall-through, a switch in
-// a loop.
+// a loop; built with eqc's flags (tables of addresses) and as Debian's
+// compilers build by default, position independent (tables of offsets).
 func TestGoldenSwitches(t *testing.T) {
-	goldenLoopFree(t, "testdata/switches", "testdata/switches.golden", []string{"O0"}, 30*time.Second, "all")
+	got := map[string]string{}
+	for _, pic := range []string{"", "+pie"} {
+		objs, mutated := compileAllTo(t, "testdata/switches", []string{"O0" + pic, "O3" + pic}, "O3"+pic)
+		maps.Copy(got, runGoldenCasesTo(t, objs, mutated, []string{"O0" + pic}, "O3"+pic, []string{"all"}, 30*time.Second))
+	}
+	compareGolden(t, "testdata/switches.golden", got)
 }
 
 // goldenLoopFree runs the golden test of testdata against golden: base.c
@@ -169,7 +182,13 @@ func goldenLoopFree(t *testing.T, testdata, golden string, srcOpts []string, tim
 // with both compilers, two checks at a time (each with a solver of its
 // own), and returns the verdicts by golden key.
 func runGoldenCases(t *testing.T, objs map[string]string, mutated, srcOpts, models []string, timeout time.Duration) map[string]string {
-	funcs, err := commonNames(objs["gcc-12 O0 base.c"])
+	return runGoldenCasesTo(t, objs, mutated, srcOpts, "O3", models, timeout)
+}
+
+// runGoldenCasesTo is runGoldenCases against dstOpt, the mutants against
+// base.c at the first of srcOpts.
+func runGoldenCasesTo(t *testing.T, objs map[string]string, mutated, srcOpts []string, dstOpt string, models []string, timeout time.Duration) map[string]string {
+	funcs, err := commonNames(objs["gcc-12 "+srcOpts[0]+" base.c"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,11 +196,11 @@ func runGoldenCases(t *testing.T, objs map[string]string, mutated, srcOpts, mode
 	for _, cc := range compilers {
 		for _, fn := range funcs {
 			for _, srcOpt := range srcOpts {
-				cases = append(cases, goldenCase{cc, srcOpt, "O3", fn, "base.c"})
+				cases = append(cases, goldenCase{cc, srcOpt, dstOpt, fn, "base.c"})
 			}
 		}
 		for _, fn := range mutated {
-			cases = append(cases, goldenCase{cc, "O0", "O3", fn, "mutant_" + fn + ".c"})
+			cases = append(cases, goldenCase{cc, srcOpts[0], dstOpt, fn, "mutant_" + fn + ".c"})
 		}
 	}
 	got := map[string]string{}

@@ -279,5 +279,5 @@ func compileLoops(t *testing.T, testdata string) (map[string]string, []loopMutan
 	for _, m := range mutants {
 		srcs = append(srcs, filepath.Join(srcDir, "mutant_"+m.name+".c"))
 	}
-	return compileSources(t, base, srcs, []string{"O0", "O3"}), mutants
+	return compileSources(t, base, srcs, []string{"O0", "O3"}, "O3"), mutants
 }

@@ -45,10 +45,16 @@ var TargetUBSan = Target{Name: "ubsan", Flags: []string{"-fsanitize=signed-integ
 // the proofs through a witness need (gcc's ud2 names none).
 const WitnessCompiler = "clang-16"
 
+// TargetPIE is the code Debian's gcc and clang make by default, which the
+// flags eqc gives (CommonFlags: -fno-pie) do not: position independent,
+// so switches become tables of 4-byte offsets from the table's start and
+// external data is reached through the GOT.
+var TargetPIE = Target{Name: "pie", Flags: []string{"-fpie"}}
+
 // BuiltinTargets are the targets every suite and eqc sweep --opt and
 // --src-opt know ("O2+fwrapv", "O0+ubsan"); a suite's manifest may add
 // its own.
-var BuiltinTargets = []Target{TargetSSE42, TargetWrapv, TargetNoStrictOverflow, TargetNoStrictAliasing, TargetUBSan}
+var BuiltinTargets = []Target{TargetSSE42, TargetWrapv, TargetNoStrictOverflow, TargetNoStrictAliasing, TargetUBSan, TargetPIE}
 
 // Opt is one optimization setting of a compile matrix: a level and a target.
 type Opt struct {

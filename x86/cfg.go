@@ -130,6 +130,7 @@ type Function struct {
 func (f *File) Analyze(fn *Func) *Function {
 	insts := f.Decode(fn)
 	linkTableLoads(insts)
+	f.linkRelativeTables(fn, insts)
 	g := BuildCFG(fn.Name, fn.Addr, insts)
 	g.File, g.Func = f.Path, fn
 	return g

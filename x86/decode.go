@@ -107,6 +107,19 @@ type Instruction struct {
 	// TableLoad says the jmp goes through the register the instruction
 	// before it loaded from Table (index: that load's index register).
 	TableLoad bool
+	// TableBase, for a jmp through a register that a table of 4-byte
+	// offsets may feed (position-independent code), names the table's
+	// start as the lea before it does; the lifter checks that the jump
+	// goes through it (jumptable.go).
+	TableBase *Ref
+	// TableBaseReg, when not -1, is the register the lea of TableBase
+	// loads, which no other instruction of the function may write, and
+	// TableBaseAt that lea's address.
+	TableBaseReg int
+	TableBaseAt  uint64
+	// TableLea says this lea loads the address of a relative table some
+	// jmp goes through: the lifter names it as that table's (tableAddr).
+	TableLea bool
 }
 
 func (in *Instruction) String() string {

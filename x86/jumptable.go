@@ -2,6 +2,9 @@ package x86
 
 import (
 	"debug/elf"
+	"slices"
+
+	"eqc/ir"
 
 	"golang.org/x/arch/x86/x86asm"
 )
@@ -91,4 +94,271 @@ func linkTableLoads(insts []Instruction) {
 			in.Table, in.TableLoad = load.Table, true
 		}
 	}
+}
+
+// Relative jump tables (linkRelativeTables and below; the lifter's half is
+// tfg.go's relativeJumpTable).
+//
+// Position-independent code, the default of Debian's gcc and clang, keeps
+// a table of 4-byte offsets from the table's own start: lea table(%rip),B;
+// movslq (B,I,4),D; add B,D; jmp *D (gcc -O0 computes the same with a
+// scaled lea, a 4-byte load, cltq and a second lea). Each entry is an
+// R_X86_64_PC32 relocation against the function's section, whose field
+// the link fills with S + A − P; at P = table + 4k, the jump lands on
+// table + (S + A − P) = S + A − 4k, an address of the function's own
+// section whatever the layout. The decoder only proposes the table: the
+// run of such entries at the target of the nearest lea of read-only data
+// before the jmp. The lifter proves that the jump goes through it (the
+// register jumped through holds that lea's address plus the sign-extended
+// 4-byte load, relativeTableLoad, where the lea's register is known to
+// hold the table's address when the lea is its only writer and dominates
+// the jmp) and branches on the load's offset from the table (offsetFrom);
+// otherwise the jump stays unsupported. The table's address is a variable
+// of each binary's own (tfg.go's tableAddr): the two files' tables differ.
+
+// maxTableSetup is how many instructions before a jmp through a register
+// may compute its target from the table's address (gcc -O0 uses six).
+const maxTableSetup = 8
+
+// linkRelativeTables gives each jmp through a 64-bit register whose table
+// decoding proposes (above) the table's targets (Table), the lea's
+// reference to its start (TableBase) and, when the lea is the only
+// instruction of fn that may write its register, that register and the
+// lea's address (TableBaseReg, TableBaseAt; the lifter adds that the lea
+// runs before the jmp on every path). The lea is the nearest before the
+// jmp, in address order, that loads the address of such a table into a
+// register the instructions just before the jmp use: optimized code
+// loads it once, before the loop the switch is in.
+func (f *File) linkRelativeTables(fn *Func, insts []Instruction) {
+	starts := map[uint64]bool{}
+	for i := range insts {
+		starts[insts[i].Addr] = true
+	}
+	for i := range insts {
+		in := &insts[i]
+		if in.Bad || in.Inst.Op != x86asm.JMP || in.Table != nil {
+			continue
+		}
+		if r, ok := in.Inst.Args[0].(x86asm.Reg); !ok || RegWidth(r) != 64 {
+			continue
+		}
+		used := map[int]bool{}
+		for j := max(0, i-maxTableSetup); j <= i; j++ {
+			for _, a := range insts[j].Inst.Args {
+				switch a := a.(type) {
+				case x86asm.Reg:
+					if g, ok := GPRIndex(a); ok {
+						used[g] = true
+					}
+				case x86asm.Mem:
+					if g, ok := GPRIndex(a.Base); ok {
+						used[g] = true
+					}
+				}
+			}
+		}
+		for j := i - 1; j >= 0; j-- {
+			lea := &insts[j]
+			if lea.Bad || lea.Inst.Op != x86asm.LEA {
+				continue
+			}
+			dst, _ := lea.Inst.Args[0].(x86asm.Reg)
+			ref := readOnlyRef(f, lea, 1)
+			if g, ok := GPRIndex(dst); !ok || !used[g] || ref == nil {
+				continue
+			}
+			if t := f.relativeTable(fn, ref, starts); len(t) > 0 {
+				base := *ref
+				in.Table, in.TableBase, in.TableBaseReg = t, &base, -1
+				if g, _ := GPRIndex(dst); onlyWriter(insts, j, g) {
+					in.TableBaseReg, in.TableBaseAt = g, lea.Addr
+				}
+				markTableLeas(f, insts, ref)
+				break
+			}
+		}
+	}
+}
+
+// readOnlyRef returns in's resolved reference of operand arg when it
+// names read-only, non-executable data; nil otherwise.
+func readOnlyRef(f *File, in *Instruction, arg int) *Ref {
+	for i := range in.Refs {
+		r := &in.Refs[i]
+		if r.Arg != arg || !r.resolved || r.GOT {
+			continue
+		}
+		sec := f.section(r.section)
+		if sec == nil || sec.flags&elf.SHF_WRITE != 0 || sec.flags&elf.SHF_EXECINSTR != 0 {
+			return nil
+		}
+		return r
+	}
+	return nil
+}
+
+// relativeTable reads the targets of the table of 4-byte offsets at ref:
+// the run of R_X86_64_PC32 entries from its target whose jumps land on an
+// instruction of fn (starts). The next table of the section follows
+// without a gap, and its offsets, taken from the wrong start, land
+// anywhere; every entry of the table itself lands on an instruction.
+func (f *File) relativeTable(fn *Func, ref *Ref, starts map[uint64]bool) []uint64 {
+	var out []uint64
+	for _, r := range f.dataRelocs[ref.section] {
+		k := uint64(len(out))
+		want := ref.target + 4*k
+		if r.Offset < want {
+			continue
+		}
+		if r.Offset > want || r.Type != elf.R_X86_64_PC32 || r.symIndex < 0 {
+			break
+		}
+		s := f.allSyms[r.symIndex]
+		target := s.Value + uint64(r.Addend) - 4*k
+		if s.Section != fn.SectionIndex || !starts[target] {
+			break
+		}
+		out = append(out, target)
+	}
+	return out
+}
+
+// relativeTableLoad matches the term a jmp through a relative table jumps
+// to, base + sext(load), where load reads 4 bytes and base is the table's
+// address (a symbol plus a constant): it returns the load's address. The
+// sums are compared as multisets of summands with their constants added,
+// so the order the code added them in does not matter.
+func relativeTableLoad(b *ir.Builder, t, base ir.Term) (ir.Term, bool) {
+	var load ir.Term = ir.NoTerm
+	rest, off := summands(b, t, nil, 0)
+	for i, s := range rest {
+		if b.Op(s) != ir.OpSignExt || b.Width(s) != 64 {
+			continue
+		}
+		sel := b.Arg(s, 0)
+		if n, _ := b.Params(sel); b.Op(sel) != ir.OpSelect || n != 4 || load != ir.NoTerm {
+			continue
+		}
+		load = sel
+		rest = append(rest[:i:i], rest[i+1:]...)
+		break
+	}
+	if load == ir.NoTerm {
+		return ir.NoTerm, false
+	}
+	want, wantOff := summands(b, base, nil, 0)
+	if off != wantOff || len(rest) != len(want) {
+		return ir.NoTerm, false
+	}
+	count := map[ir.Term]int{}
+	for _, s := range want {
+		count[s]++
+	}
+	for _, s := range rest {
+		if count[s] == 0 {
+			return ir.NoTerm, false
+		}
+		count[s]--
+	}
+	return b.Arg(load, 1), true
+}
+
+// summands flattens the 64-bit sum t into its non-constant summands
+// (appended to out) and the sum of its constants (added to off).
+func summands(b *ir.Builder, t ir.Term, out []ir.Term, off uint64) ([]ir.Term, uint64) {
+	switch {
+	case b.Op(t) == ir.OpAdd:
+		for _, a := range b.Args(t) {
+			out, off = summands(b, a, out, off)
+		}
+		return out, off
+	case b.Op(t) == ir.OpConst:
+		c, _ := constOf(b, t)
+		return out, off + c
+	}
+	return append(out, t), off
+}
+
+// offsetFrom returns addr − base without base's symbols, when addr is base
+// plus other summands: the sum of those and of the constants' difference.
+func offsetFrom(b *ir.Builder, addr, base ir.Term) (ir.Term, bool) {
+	have, off := summands(b, addr, nil, 0)
+	want, wantOff := summands(b, base, nil, 0)
+	for _, w := range want {
+		i := slices.Index(have, w)
+		if i < 0 {
+			return ir.NoTerm, false
+		}
+		have = slices.Delete(have, i, i+1)
+	}
+	t := b.Const(64, off-wantOff)
+	for _, h := range have {
+		t = b.Add(t, h)
+	}
+	return t, true
+}
+
+// markTableLeas marks every lea of insts that loads the address of the
+// table at ref (TableLea): gcc -O0 loads it twice, once for the entry's
+// address and once to add to the entry.
+func markTableLeas(f *File, insts []Instruction, ref *Ref) {
+	for i := range insts {
+		in := &insts[i]
+		if in.Bad || in.Inst.Op != x86asm.LEA {
+			continue
+		}
+		if r := readOnlyRef(f, in, 1); r != nil && r.section == ref.section && r.target == ref.target {
+			in.TableLea = true
+		}
+	}
+}
+
+// onlyWriter reports whether insts[j] is the only instruction of insts
+// that may write general-purpose register g (at any width).
+func onlyWriter(insts []Instruction, j, g int) bool {
+	for i := range insts {
+		if i != j && mayWriteGPR(&insts[i], g) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayWriteGPR reports whether in may write general-purpose register g: a
+// superset of what it writes (mayWrite's, every register for a call or an
+// instruction it does not know, and the stack pointer and frame pointer for
+// the stack's instructions), less the first operand of the instructions
+// that only read it (writesFirst).
+func mayWriteGPR(in *Instruction, g int) bool {
+	if in.Bad {
+		return true
+	}
+	switch in.Inst.Op {
+	case x86asm.CALL, x86asm.LCALL, x86asm.SYSCALL, x86asm.SYSENTER, x86asm.INT, x86asm.INTO,
+		x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE, x86asm.CMPXCHG8B, x86asm.CMPXCHG16B, x86asm.RDTSCP,
+		x86asm.MULX, x86asm.PCMPESTRI, x86asm.PCMPISTRI, x86asm.LAHF, x86asm.XLATB, x86asm.RDPMC,
+		x86asm.XGETBV, x86asm.RDMSR:
+		return true
+	case x86asm.PUSH:
+		return g == RSP
+	case x86asm.POP, x86asm.PUSHF, x86asm.PUSHFQ, x86asm.POPF, x86asm.POPFQ,
+		x86asm.ENTER, x86asm.LEAVE, x86asm.RET:
+		if g == RSP || g == RBP {
+			return true
+		}
+	case x86asm.CMPXCHG:
+		if g == RAX {
+			return true
+		}
+	}
+	ws := mayWrite(in.Inst)
+	if _, ok := in.Inst.Args[0].(x86asm.Reg); ok && !writesFirst(in.Inst) {
+		ws = ws[1:] // a comparison's first operand, read only
+	}
+	for _, r := range ws {
+		if i, ok := GPRIndex(r); ok && i == g {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,8 @@ package x86
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"eqc/ir"
@@ -34,13 +36,36 @@ func TestJumpTables(t *testing.T) {
 		"sw2": func(k, y int32) int32 {
 			return [8]int32{y, y + 1, y + 2, y * y, -y, ^y, y >> 1, 100}[uint32(k)&7]
 		},
+		"sw3": func(n, y int32) int32 {
+			v := uint32(y)
+			for i := int32(0); i < n; i++ {
+				switch (v + uint32(i)) % 6 {
+				case 0:
+					v += 3
+				case 1:
+					v *= 5
+				case 2:
+					v -= 11
+				case 3:
+					v ^= 0x5a
+				case 4:
+					v >>= 1
+				case 5:
+					v = ^v
+				}
+			}
+			return int32(v)
+		},
 	}
+	// -fpie (Debian's default) makes tables of 4-byte offsets from the
+	// table; eqc's flags (-fno-pie) make tables of 8-byte addresses.
 	for _, cc := range []string{"gcc", "clang-16"} {
-		for _, opt := range []string{"-O0", "-O2", "-O3"} {
-			f := mustOpen(t, compileObject(t, cc, opt, "switch.c"))
+		for _, opt := range []string{"-O0", "-O2", "-O3", "-O0 -fpie", "-O2 -fpie", "-O3 -fpie"} {
+			opt, pic, _ := strings.Cut(opt, " ")
+			f := mustOpen(t, compileObject(t, cc, opt, "switch.c", strings.Fields(pic)...))
 			for name, want := range oracle {
 				fn := mustFunction(t, f, name)
-				where := fmt.Sprintf("%s %s %s", cc, opt, name)
+				where := fmt.Sprintf("%s %s %s %s", cc, opt, pic, name)
 				if len(fn.Unsupported) > 0 {
 					t.Errorf("%s: unsupported %v", where, fn.Unsupported)
 					continue
@@ -112,4 +137,38 @@ func (zeroEnv) VarValue(b *ir.Builder, t ir.Term) (ir.Value, bool) {
 
 func (zeroEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 	return ir.ValueFromHash(f.Result, 0), true
+}
+
+// TestRelativeTableBase lifts testdata/reltable.s, jumps through tables of
+// 4-byte offsets whose base register is loaded before a loop: the lifter
+// branches on the table only where the register is the table's address on
+// every path to the jmp (the lea runs first, nothing writes it after).
+func TestRelativeTableBase(t *testing.T) {
+	f := mustOpen(t, compileObject(t, "gcc", "-O0", "reltable.s"))
+	for _, c := range []struct {
+		name      string
+		supported bool
+	}{
+		{"ok", true},        // loaded once before the loop
+		{"moved", false},    // the loop adds 4 to it
+		{"bypassed", false}, // one path skips the lea
+	} {
+		fn := mustFunction(t, f, c.name)
+		if len(fn.Unsupported) > 0 {
+			t.Errorf("%s: the decoder found no table: %v", c.name, fn.Unsupported)
+			continue
+		}
+		g := f.TFG(ir.NewBuilder(), fn, StateNames{})
+		if got := !slices.Contains(g.Unsupported, "indirect-jump"); got != c.supported {
+			t.Errorf("%s: lifted as a table jump: %v, want %v (unsupported %v)", c.name, got, c.supported, g.Unsupported)
+		}
+		if c.supported {
+			for n := int32(1); n < 6; n++ {
+				got, err := runToExit(g, n, 0)
+				if want := n + (n+1)/2; err != nil || got != want {
+					t.Errorf("%s(%d) = %d, %v; want %d", c.name, n, got, err, want)
+				}
+			}
+		}
+	}
 }

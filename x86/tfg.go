@@ -447,6 +447,10 @@ func (l *lifter) endBlock(from ir.NodeID, blk *Block, p *path, eff Effect) {
 // the entries memory holds something else, which no C switch jumps to).
 func (l *lifter) jumpTable(from ir.NodeID, blk *Block, p *path, in *Instruction, node func(int) ir.NodeID) {
 	b := l.b
+	if in.TableBase != nil {
+		l.relativeJumpTable(from, blk, p, in, node)
+		return
+	}
 	idx := p.tableIndex
 	if m, ok := in.Inst.Args[0].(x86asm.Mem); ok {
 		ri, _ := GPRIndex(m.Index)
@@ -478,6 +482,100 @@ func (l *lifter) jumpTable(from ir.NodeID, blk *Block, p *path, in *Instruction,
 	past := &path{s: p.s, cond: p.cond, fault: p.fault, calls: p.calls}
 	l.addFault(past, b.True())
 	l.emit(from, past, l.g.Halt, b.Uge(idx, b.Const(64, uint64(len(in.Table)))), "")
+}
+
+// relativeJumpTable adds the edges of a jmp through a register fed by a
+// table of 4-byte offsets (jumptable.go): the register must hold the
+// table's address plus the sign-extended load of an entry, and the edge to
+// each target is taken when the load's offset from the table's start is
+// that of one of its entries; a load from anywhere else is a fault, as
+// past an absolute table. When the register holds anything else the jump
+// is unsupported. The table's address is this binary's own (tableAddr),
+// and the conditions do not depend on it; what the registers hold after
+// the jump (the table's address, the target's address computed from
+// memory the model does not fill with the table) are values of this
+// binary alone, which no proof can equate with the other's.
+func (l *lifter) relativeJumpTable(from ir.NodeID, blk *Block, p *path, in *Instruction, node func(int) ir.NodeID) {
+	b := l.b
+	ri, _ := GPRIndex(in.Inst.Args[0].(x86asm.Reg))
+	base := l.tableAddr(p.s.Prefix, *in.TableBase)
+	target := p.s.GPR[ri]
+	if g := in.TableBaseReg; g >= 0 && l.dominates(in.TableBaseAt, blk) {
+		// The lea ran on the way here and nothing wrote its register
+		// since: whatever the path's term for it (a loop's variable,
+		// when the lea is before the loop), its value is the table's
+		// address.
+		target = ir.NewSubstituter(b, map[ir.Term]ir.Term{p.s.GPR[g]: base}).Apply(target)
+	}
+	addr, ok := relativeTableLoad(b, target, base)
+	var off ir.Term
+	if ok {
+		off, ok = offsetFrom(b, addr, base)
+	}
+	if !ok {
+		l.unsupported["indirect-jump"] = true
+		l.emit(from, p, l.g.Halt, ir.NoTerm, "indirect-jump")
+		return
+	}
+	conds := map[int]ir.Term{}
+	var any []ir.Term
+	for k, t := range in.Table {
+		to := -1
+		for _, e := range blk.Succs {
+			if l.fn.Blocks[e.To].Start == t {
+				to = e.To
+			}
+		}
+		c := b.Eq(off, b.Const(64, 4*uint64(k)))
+		any = append(any, c)
+		if old, ok := conds[to]; ok {
+			c = b.Or(old, c)
+		}
+		conds[to] = c
+	}
+	for _, e := range blk.Succs {
+		l.emit(from, p, node(e.To), conds[e.To], "")
+	}
+	past := &path{s: p.s, cond: p.cond, fault: p.fault, calls: p.calls}
+	l.addFault(past, b.True())
+	l.emit(from, past, l.g.Halt, b.Not(b.Or(any...)), "")
+}
+
+// dominates reports whether the instruction at addr runs before blk on
+// every path from the function's entry: blk cannot be reached without
+// going through the instruction's block (or is that block, the
+// instruction before its end).
+func (l *lifter) dominates(addr uint64, blk *Block) bool {
+	in := -1
+	for i := range l.fn.Blocks {
+		if bb := &l.fn.Blocks[i]; bb.Start <= addr && addr < bb.End {
+			in = i
+		}
+	}
+	switch {
+	case in < 0:
+		return false
+	case in == blk.Index:
+		return addr < blk.End
+	case in == 0:
+		return true
+	}
+	seen := map[int]bool{0: true, in: true}
+	work := []int{0}
+	for len(work) > 0 {
+		i := work[len(work)-1]
+		work = work[:len(work)-1]
+		if i == blk.Index {
+			return false
+		}
+		for _, e := range l.fn.Blocks[i].Succs {
+			if e.To >= 0 && e.To < len(l.fn.Blocks) && !seen[e.To] {
+				seen[e.To] = true
+				work = append(work, e.To)
+			}
+		}
+	}
+	return true
 }
 
 // Calls.
@@ -634,6 +732,17 @@ func (l *lifter) symAddr(ref Ref) ir.Term {
 	return a
 }
 
+// tableAddr is the address term of a relative jump table (jumptable.go): a
+// variable of this binary's own (prefix), undefined like a clobbered
+// register, not the global &symbol both binaries share. The table's
+// address and contents are this binary's: the other's table of the same
+// switch holds other offsets, and lies wherever its layout puts it. The
+// edges of the jump are stated on the offset from it alone, so nothing
+// about its value is assumed.
+func (l *lifter) tableAddr(prefix string, ref Ref) ir.Term {
+	return l.b.Var(fmt.Sprintf("%s%sjumptable:%s%+d", prefix, UndefPrefix, ref.Symbol, ref.Offset), ir.BVSort(64))
+}
+
 // constBytes returns the n bytes ref names when they lie in a read-only
 // section and no relocation patches them: constant pools and string
 // literals (mergeable sections, which carry no relocations), and the
@@ -769,6 +878,9 @@ func (l *lifter) rewrite(s *State, in *Instruction) (x86asm.Inst, []symRewrite) 
 				continue
 			}
 			v := l.symAddr(ref)
+			if in.TableLea && inst.Op == x86asm.LEA {
+				v = l.tableAddr(s.Prefix, ref)
+			}
 			m := x86asm.Mem{Base: x86asm.R8 + x86asm.Reg(r-8), Index: a.Index, Scale: a.Scale}
 			if a.Base != 0 && a.Base != x86asm.RIP && a.Base != x86asm.EIP {
 				if ri := lookupReg(a.Base); ri.kind != regGPR || ri.width != 64 {

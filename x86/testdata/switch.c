@@ -26,3 +26,17 @@ int sw2(unsigned k, int y)
 	}
 	return r;
 }
+unsigned sw3(int n, unsigned v)
+{
+	for (int i = 0; i < n; i++) {
+		switch ((v + i) % 6) { /* the table's address is loaded before the loop */
+		case 0: v += 3; break;
+		case 1: v *= 5; break;
+		case 2: v -= 11; break;
+		case 3: v ^= 0x5a; break;
+		case 4: v >>= 1; break;
+		case 5: v = ~v; break;
+		}
+	}
+	return v;
+}

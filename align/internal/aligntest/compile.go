@@ -59,7 +59,7 @@ func CompileBuilds(t *testing.T, builds []Build, variant bench.Variant, extra ..
 		if err != nil {
 			t.Fatalf("%v (run `make deps`)", err)
 		}
-		opt, err := bench.ParseOpt(bd.Lvl, nil)
+		opt, err := bench.ParseOpt(bd.Lvl, bench.BuiltinTargets)
 		if err != nil {
 			t.Fatal(err)
 		}
