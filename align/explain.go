@@ -173,6 +173,10 @@ type block struct {
 	origin int    // byte offset of element 0 (where the pointer points) from data[0]
 	addr   uint64 // heap buffers: the address of data[0]
 	data   []byte
+	// members, for elements that are structs, are their scalar members,
+	// and stride the struct's size (x86.Type.PointeeScalars).
+	members []x86.Scalar
+	stride  int
 }
 
 // elemName names the element at byte offset off of the block's data.
@@ -398,7 +402,8 @@ func returnDiff(sig *x86.FuncDebug, c *tracer.Confirmation) (Difference, bool) {
 func paramBuffer(in tracer.Input, pm inputs.Param, ptr uint64) (block, bool) {
 	for _, m := range in.Mem {
 		if m.Symbol == "" && ptr >= m.Addr && ptr < m.Addr+uint64(len(m.Data)) {
-			return block{name: pm.Name, elem: elemScalar(pm.Type), index: true, origin: int(ptr - m.Addr), addr: m.Addr, data: m.Data}, true
+			return block{name: pm.Name, elem: elemScalar(pm.Type), index: true, origin: int(ptr - m.Addr), addr: m.Addr, data: m.Data,
+				members: pm.Type.PointeeScalars, stride: int(pm.Type.PointeeSize)}, true
 		}
 	}
 	return block{}, false
@@ -414,7 +419,7 @@ func globalBlock(p *pair.Pair, name string, data []byte) block {
 		}
 		switch t := g.Type; t.Kind {
 		case x86.KindArray:
-			return block{name: name, elem: elemScalar(t), index: true, data: data}
+			return block{name: name, elem: elemScalar(t), index: true, data: data, members: t.PointeeScalars, stride: int(t.PointeeSize)}
 		case x86.KindInt, x86.KindBool, x86.KindEnum, x86.KindFloat, x86.KindPointer:
 			return block{name: name, elem: scalarOf(t), data: data}
 		}

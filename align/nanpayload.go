@@ -6,6 +6,7 @@ import (
 	"eqc/align/product/pair"
 	"eqc/inputs"
 	"eqc/tracer"
+	"eqc/x86"
 )
 
 // NaN payloads. Addition and multiplication commute in IEEE 754 except
@@ -22,10 +23,12 @@ import (
 // nanPayloadOnly reports whether every difference c shows, on input in,
 // is a NaN in both runs: the return value of a float or double result,
 // and each element of a differing memory range, typed by DWARF (a global's
-// type, a pointer parameter's pointee) as float or double. An element of
-// any other type, or of none DWARF gives, a run that ended differently,
-// different calls, or more differing ranges than the comparison lists
-// is a difference.
+// type, a pointer parameter's pointee, arrays of arrays and pointers to
+// rows by their elements) as float or double, or each differing byte of
+// a range of struct elements, when it lies in a float or double member
+// (x86.Type.PointeeScalars) that is a NaN in both runs. Any other type,
+// or none DWARF gives, a run that ended differently, different calls, or
+// more differing ranges than the comparison lists is a difference.
 func nanPayloadOnly(p *pair.Pair, in tracer.Input, c *tracer.Confirmation) bool {
 	if c == nil || !c.Differ || c.Src.Outcome != c.Dst.Outcome {
 		return false
@@ -57,7 +60,10 @@ func nanPayloadOnly(p *pair.Pair, in tracer.Input, c *tracer.Confirmation) bool 
 		bs, bd, lo, hi := regionBlocks(p, buffers, c, r)
 		es := bs.elem.size
 		if !bs.elem.float || es != 4 && es != 8 {
-			return false
+			if !nanMembersOnly(bs, bd, lo, hi) {
+				return false
+			}
+			continue
 		}
 		start := ((bs.origin % es) + es) % es
 		for off := start + floorDiv(lo-start, es)*es; off < hi; off += es {
@@ -71,6 +77,51 @@ func nanPayloadOnly(p *pair.Pair, in tracer.Input, c *tracer.Confirmation) bool 
 		}
 	}
 	return true
+}
+
+// nanMembersOnly reports whether every byte that differs between bs and
+// bd in [lo, hi) lies in a float or double member of a struct element
+// (block.members) that is a NaN in both.
+func nanMembersOnly(bs, bd block, lo, hi int) bool {
+	if len(bs.members) == 0 || bs.stride <= 0 {
+		return false
+	}
+	for off := lo; off < hi; off++ {
+		if off < 0 || off >= len(bs.data) || off >= len(bd.data) {
+			return false
+		}
+		if bs.data[off] == bd.data[off] {
+			continue
+		}
+		rel := ((off-bs.origin)%bs.stride + bs.stride) % bs.stride
+		var m *x86.Scalar
+		for i := range bs.members {
+			if s := &bs.members[i]; s.Float && !s.InUnion && (s.Size == 4 || s.Size == 8) && int64(rel) >= s.Off && int64(rel) < s.Off+s.Size {
+				m = s
+			}
+		}
+		if m == nil {
+			return false
+		}
+		w := int(m.Size)
+		start := off - (rel - int(m.Off))
+		if start < 0 || start+w > len(bs.data) || start+w > len(bd.data) {
+			return false
+		}
+		if !isNaN(readLE(bs.data[start:start+w]), w) || !isNaN(readLE(bd.data[start:start+w]), w) {
+			return false
+		}
+	}
+	return true
+}
+
+// readLE reads the little-endian unsigned integer in b (at most 8 bytes).
+func readLE(b []byte) uint64 {
+	var x uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		x = x<<8 | uint64(b[i])
+	}
+	return x
 }
 
 // isNaN says whether the w-byte IEEE value with bits x is a NaN.

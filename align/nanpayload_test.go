@@ -11,11 +11,14 @@ import (
 
 // TestNaNPayloadOnly: a difference is a NaN payload's only when every
 // differing observable is a NaN in both runs and typed float or double by
-// DWARF: the return value, an element of a float global or of a float
-// parameter's buffer. The same bits in an int buffer or global, a number
-// against a NaN, a different call log are differences.
+// DWARF: the return value, an element of a float global (a 2-D one too) or
+// of a float parameter's buffer (a pointer to rows too), a float member of
+// a struct parameter's elements. The same bits in an int buffer, global or
+// member, a number against a NaN, a different call log are differences.
 func TestNaNPayloadOnly(t *testing.T) {
-	objs := aligntest.CompileC(t, "gcc-12", "nanpayload", "float G[4]; int H[4];\nfloat f(float *a, int *b) { G[0] = a[0]; H[0] = b[0]; return a[0]; }\n", "O0")
+	const src = "struct sv { int i; float x; }; float G[4]; int H[4]; float M[2][2];\n" +
+		"float f(float *a, int *b, struct sv *s, float (*r)[2]) { G[0] = a[0]; H[0] = b[0]; M[0][0] = s->x; r[0][0] = s->i; return a[0]; }\n"
+	objs := aligntest.CompileC(t, "gcc-12", "nanpayload", src, "O0")
 	p, err := pair.Load(objs["O0"], "f", objs["O0"], "f")
 	if err != nil {
 		t.Fatal(err)
@@ -28,14 +31,19 @@ func TestNaNPayloadOnly(t *testing.T) {
 		}
 		return out
 	}
-	a, b := uint64(tracer.HeapAddr+64), uint64(tracer.HeapAddr+128) // the two parameters' buffers
-	in := tracer.Input{Args: []uint64{a, b}, Mem: []tracer.MemInit{{Addr: a, Data: make([]byte, 16)}, {Addr: b, Data: make([]byte, 16)}}}
+	// The parameters' buffers, 16 bytes each: a, b, s (two structs of 8
+	// bytes, x at 4) and r (two rows of two floats).
+	a, b, s, r := uint64(tracer.HeapAddr+64), uint64(tracer.HeapAddr+128), uint64(tracer.HeapAddr+192), uint64(tracer.HeapAddr+256)
+	in := tracer.Input{Args: []uint64{a, b, s, r}}
+	for _, p := range in.Args {
+		in.Mem = append(in.Mem, tracer.MemInit{Addr: p, Data: make([]byte, 16)})
+	}
 	heap := func(off int, s, d uint32) *tracer.Confirmation {
-		hs, hd := make([]byte, 256), make([]byte, 256)
+		hs, hd := make([]byte, 512), make([]byte, 512)
 		binary.LittleEndian.PutUint32(hs[off:], s)
 		binary.LittleEndian.PutUint32(hd[off:], d)
 		return &tracer.Confirmation{Differ: true, Differences: []string{"heap[..]: ..."}, Args: in.Args,
-			Src: tracer.Observation{Heap: hs}, Dst: tracer.Observation{Heap: hd}, Regions: []tracer.RegionDiff{{Lo: off, Hi: off + 2}}}
+			Src: tracer.Observation{Heap: hs}, Dst: tracer.Observation{Heap: hd}, Regions: []tracer.RegionDiff{{Lo: off, Hi: off + 4}}}
 	}
 	global := func(name string, s, d uint32) *tracer.Confirmation {
 		return &tracer.Confirmation{Differ: true, Differences: []string{"global " + name + "[0..2]: ..."},
@@ -56,8 +64,13 @@ func TestNaNPayloadOnly(t *testing.T) {
 		{"a[1], two NaNs", heap(64+4, qnan, qnan2), true},
 		{"a[1], NaN and one", heap(64+4, qnan, one), false},
 		{"b[1], NaN bits in an int", heap(128+4, qnan, qnan2), false},
-		{"outside the buffers", heap(200, qnan, qnan2), false},
+		{"outside the buffers", heap(400, qnan, qnan2), false},
+		{"s[1].x, two NaNs", heap(192+8+4, qnan, qnan2), true},
+		{"s[1].x, NaN and one", heap(192+8+4, qnan, one), false},
+		{"s[1].i, NaN bits in an int member", heap(192+8, qnan, qnan2), false},
+		{"r[1][0], two NaNs", heap(256+8, qnan, qnan2), true},
 		{"float global G, two NaNs", global("G", qnan, qnan2), true},
+		{"2-D float global M, two NaNs", global("M", qnan, qnan2), true},
 		{"int global H, NaN bits", global("H", qnan, qnan2), false},
 		{"calls", &tracer.Confirmation{Differ: true, Differences: []string{"calls: src made 1 calls, dst 0"}}, false},
 		{"no difference", &tracer.Confirmation{}, false},

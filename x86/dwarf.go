@@ -43,7 +43,9 @@ type Type struct {
 	Size   int64 // bytes; -1 when unknown (void, incomplete types)
 	Signed bool  // signed integer, signed char or an enum with negative values
 	// Pointee and PointeeSize describe what a pointer points to (for arrays:
-	// the element); PointeeSize is -1 for void and incomplete pointees.
+	// the element), arrays peeled to their elements (elementOf: a pointer
+	// to double[2] or an array of int[8] has double or int elements);
+	// PointeeSize is -1 for void and incomplete pointees.
 	Pointee     string
 	PointeeSize int64
 	// PointeeKind and PointeeSigned are the pointee's (an array's
@@ -54,6 +56,11 @@ type Type struct {
 	// array's struct element), of its pointer members, nested structs'
 	// included: a list's next, a tree's children.
 	PointeeLinks []int64
+	// PointeeScalars are the scalar members of a struct pointee (an
+	// array's struct element) of at most maxPointeeScalarBytes, as
+	// Scalars lists them: which bytes of each element are a float or a
+	// double. Nil for other pointees.
+	PointeeScalars []Scalar
 	// Scalars are the members of a struct or union of at most 16 bytes,
 	// nested structs and arrays flattened, in offset order (a union's
 	// members overlap): what the ABI passes in registers and, for a
@@ -504,6 +511,22 @@ func peel(t dwarf.Type) dwarf.Type {
 	return t
 }
 
+// elementOf peels dt and the arrays it is made of (a pointer to a row
+// double (*)[4], a global int m[8][8]): the element type, peeled, and as
+// named. What the code reads and writes through such a pointer or in
+// such an array are those elements, one after another.
+func elementOf(dt dwarf.Type) (peeled, named dwarf.Type) {
+	named, peeled = dt, peel(dt)
+	for i := 0; i < 64; i++ {
+		a, ok := peeled.(*dwarf.ArrayType)
+		if !ok || a.Type == nil {
+			break
+		}
+		named, peeled = a.Type, peel(a.Type)
+	}
+	return peeled, named
+}
+
 func convertType(dt dwarf.Type) Type {
 	t := Type{Name: dt.String(), Kind: KindUnknown, Size: -1, PointeeSize: -1}
 	u := peel(dt)
@@ -529,13 +552,14 @@ func convertType(dt dwarf.Type) Type {
 	case *dwarf.PtrType:
 		t.Kind, t.Size = KindPointer, 8
 		if u.Type != nil {
-			p := peel(u.Type)
-			t.Pointee = u.Type.String()
+			p, named := elementOf(u.Type)
+			t.Pointee = named.String()
 			if _, void := p.(*dwarf.VoidType); !void && p != nil && p.Size() > 0 {
 				t.PointeeSize = p.Size()
 			}
 			t.PointeeKind, t.PointeeSigned = scalarKind(p)
 			t.PointeeLinks = pointerMembers(p, 0, 0)
+			t.PointeeScalars = pointeeScalars(p)
 		} else {
 			t.Pointee = "void"
 		}
@@ -553,13 +577,14 @@ func convertType(dt dwarf.Type) Type {
 	case *dwarf.ArrayType:
 		t.Kind = KindArray
 		if u.Type != nil {
-			t.Pointee = u.Type.String()
-			p := peel(u.Type)
+			p, named := elementOf(u.Type)
+			t.Pointee = named.String()
 			if p != nil && p.Size() > 0 {
 				t.PointeeSize = p.Size()
 			}
 			t.PointeeKind, t.PointeeSigned = scalarKind(p)
 			t.PointeeLinks = pointerMembers(p, 0, 0)
+			t.PointeeScalars = pointeeScalars(p)
 		}
 	case *dwarf.EnumType:
 		t.Kind = KindEnum
@@ -572,6 +597,20 @@ func convertType(dt dwarf.Type) Type {
 		t.Kind, t.Size = KindFunc, -1
 	}
 	return t
+}
+
+// maxPointeeScalarBytes bounds the structs whose members PointeeScalars
+// lists (the list has a member per array element inside).
+const maxPointeeScalarBytes = 4096
+
+// pointeeScalars are the scalar members of p when it is a struct (not a
+// union) of at most maxPointeeScalarBytes.
+func pointeeScalars(p dwarf.Type) []Scalar {
+	st, ok := p.(*dwarf.StructType)
+	if !ok || st.Kind != "struct" || st.Size() <= 0 || st.Size() > maxPointeeScalarBytes {
+		return nil
+	}
+	return scalarMembers(st, 0, nil)
 }
 
 // pointerMembers lists the offsets (from base) of the pointer members of
