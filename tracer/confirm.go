@@ -381,7 +381,8 @@ func (cf *Confirmer) withoutUninitialized(ctx context.Context, c *Confirmation, 
 	if err != nil {
 		return err
 	}
-	again := &Confirmation{}
+	// The observations are what compareRuns compares return values by.
+	again := &Confirmation{Src: observe(first, cf.sig), Dst: observe(r, cf.sig)}
 	compareRuns(again, src, src, first, r, cf.sig)
 	if !again.Differ {
 		return nil

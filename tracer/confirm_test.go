@@ -462,3 +462,23 @@ func TestConfirmUninitializedMembers(t *testing.T) {
 		t.Errorf("against the mutant: differ %v %q, want member c (heap[8..12]) alone", c.Differ, c.Differences)
 	}
 }
+
+// A variable read before it is set (C: undefined behaviour when its
+// address is never taken) returns whatever the source's frame held there;
+// gcc -O2 returns the one value it is ever set to. The return value
+// changes when the stack below the entry is filled otherwise, so it is not
+// compared: the -O2 build shows no difference (it was reported
+// not-equivalent before: the check compared only memory), a mutant that
+// returns something else where the variable is set still does.
+func TestConfirmUninitializedReturn(t *testing.T) {
+	const base = "int uninit(int c) { int x; if (c > 5) x = 1; return x; }\n"
+	src := pairObj(t, "gcc-12", "ur0", base, "-O0")
+	same := pairObj(t, "gcc-12", "ur2", base, "-O2")
+	mut := pairObj(t, "gcc-12", "urm", strings.Replace(base, "x = 1", "x = 2", 1), "-O2")
+	if c := confirm(t, src, "uninit", same, "uninit", Input{Args: []uint64{0}}); c.Differ || !strings.Contains(c.Detail, "never wrote") {
+		t.Errorf("c = 0 against its own -O2: differ %v %q (%s), want no difference and the return value named", c.Differ, c.Differences, c.Detail)
+	}
+	if c := confirm(t, src, "uninit", mut, "uninit", Input{Args: []uint64{7}}); !c.Differ || !hasDifference(c, "return") {
+		t.Errorf("c = 7 against the mutant: differ %v %q (%s), want the return value", c.Differ, c.Differences, c.Detail)
+	}
+}
