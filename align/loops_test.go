@@ -41,7 +41,11 @@ func TestLoops(t *testing.T) {
 		return Request{SrcPath: objs[cc+" O0 base.c"], SrcFunc: fn, DstPath: objs[cc+" O3 "+dstFile], DstFunc: fn, UB: "none", Timeout: timeout}
 	}
 
-	// Base pairs: the same source never differs on real runs.
+	// Base pairs: the same source never differs on real runs. Two at a
+	// time, as everything below: each run is one thread.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan bool, 2)
 	for _, cc := range compilers {
 		for _, fn := range funcs {
 			req := request(cc, fn, "base.c", 0)
@@ -49,22 +53,26 @@ func TestLoops(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", cc, fn, err)
 			}
-			d := diffTest(context.Background(), req, 0, p)
-			t.Logf("%s O0->O3 base.c %s: %s", cc, fn, d)
-			if d.c != nil {
-				t.Errorf("%s %s: the same source differs at -O0 and -O3 on input %+v: %q", cc, fn, shownInput(d.in, d.c), d.c.Differences)
-			}
-			if d.note != "" {
-				t.Errorf("%s %s: differential test stopped: %s", cc, fn, d.note)
-			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- true
+				defer func() { <-sem }()
+				d := diffTest(context.Background(), req, 0, p)
+				t.Logf("%s O0->O3 base.c %s: %s", cc, fn, d)
+				if d.c != nil {
+					t.Errorf("%s %s: the same source differs at -O0 and -O3 on input %+v: %q", cc, fn, shownInput(d.in, d.c), d.c.Differences)
+				}
+				if d.note != "" {
+					t.Errorf("%s %s: differential test stopped: %s", cc, fn, d.note)
+				}
+			}()
 		}
 	}
+	wg.Wait()
 
 	// Goldens (expected.txt) and mutants, two at a time (each solver call
 	// is one thread).
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan bool, 2)
 	for _, g := range readLoopGoldens(t, "testdata/loops", funcs) {
 		wg.Add(1)
 		go func() {
