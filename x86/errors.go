@@ -47,12 +47,19 @@ type MalformedError struct {
 func (e *MalformedError) Error() string { return e.File + ": malformed ELF file: " + e.Detail }
 
 // FunctionNotFoundError reports a function name that names no harvested
-// function of the file (absent, undefined there, or stripped).
+// function of the file (absent, undefined there, or stripped). Empty says
+// the file defines it with no code: a function symbol of size 0, which
+// clang emits when it finds that every call is undefined behaviour (the
+// body is unreachable), so no comparison can be made.
 type FunctionNotFoundError struct {
 	File     string
 	Function string
+	Empty    bool
 }
 
 func (e *FunctionNotFoundError) Error() string {
+	if e.Empty {
+		return fmt.Sprintf("%s: function %q has no code (a symbol of size 0: the compiler found every call to be undefined behaviour)", e.File, e.Function)
+	}
 	return fmt.Sprintf("%s: function %q not found", e.File, e.Function)
 }

@@ -520,7 +520,12 @@ func (f *File) Func(name string) (*Func, error) {
 	if fns := f.byName[name]; len(fns) > 0 {
 		return fns[0], nil
 	}
-	return nil, &FunctionNotFoundError{File: f.Path, Function: name}
+	empty := false
+	for i := range f.Symbols {
+		s := &f.Symbols[i]
+		empty = empty || s.Name == name && s.Type == elf.STT_FUNC && s.Defined && s.Size == 0
+	}
+	return nil, &FunctionNotFoundError{File: f.Path, Function: name, Empty: empty}
 }
 
 func (f *File) readRelocations(ef *elf.File) {

@@ -165,6 +165,28 @@ func TestBadInput(t *testing.T) {
 			t.Fatalf("got %v, want FunctionNotFoundError", err)
 		}
 		oneLineError(t, err, obj, "no_such_function")
+		if e.Empty {
+			t.Errorf("a missing function is reported as empty: %v", err)
+		}
+	})
+	t.Run("empty-function", func(t *testing.T) {
+		// clang -O2 gives a function whose every path is undefined
+		// behaviour no code: a symbol of size 0.
+		src := filepath.Join(dir, "empty.c")
+		if err := os.WriteFile(src, []byte("struct n { int v; struct n *next; };\nstruct n *find(struct n *p, int v) { while (p || p->v != v) p = p->next; return p; }\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "empty.o")
+		needTool(t, "clang-16")
+		if msg, err := exec.Command("clang-16", "-O2", "-c", "-o", p, src).CombinedOutput(); err != nil {
+			t.Fatalf("clang-16: %v %s", err, msg)
+		}
+		_, err := mustOpen(t, p).Func("find")
+		var e *FunctionNotFoundError
+		if !errors.As(err, &e) || !e.Empty {
+			t.Fatalf("got %v, want FunctionNotFoundError for an empty function", err)
+		}
+		oneLineError(t, err, p, "find")
 	})
 	t.Run("missing-file", func(t *testing.T) {
 		if _, err := Open(filepath.Join(dir, "absent.o")); !errors.Is(err, os.ErrNotExist) {
