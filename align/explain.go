@@ -423,7 +423,7 @@ func globalBlock(p *pair.Pair, name string, data []byte) block {
 		case x86.KindInt, x86.KindBool, x86.KindEnum, x86.KindFloat, x86.KindPointer:
 			return block{name: name, elem: scalarOf(t), data: data}
 		}
-		return block{name: name, elem: scalar{name: "word", size: 8}, data: data}
+		return block{name: name, elem: scalar{name: "word", size: 8}, data: data, members: g.Type.Members, stride: int(g.Type.Size)}
 	}
 	return block{name: name, elem: scalar{name: "int", size: 4, signed: true}, index: true, data: data}
 }

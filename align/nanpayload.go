@@ -25,8 +25,9 @@ import (
 // and each element of a differing memory range, typed by DWARF (a global's
 // type, a pointer parameter's pointee, arrays of arrays and pointers to
 // rows by their elements) as float or double, or each differing byte of
-// a range of struct elements, when it lies in a float or double member
-// (x86.Type.PointeeScalars) that is a NaN in both runs. Any other type,
+// a range of struct elements or of a struct global, when it lies in a
+// float or double member (x86.Type.PointeeScalars, Members) that is a NaN
+// in both runs. Any other type,
 // or none DWARF gives, a run that ended differently, different calls, or
 // more differing ranges than the comparison lists is a difference.
 func nanPayloadOnly(p *pair.Pair, in tracer.Input, c *tracer.Confirmation) bool {

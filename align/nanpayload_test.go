@@ -16,8 +16,8 @@ import (
 // a struct parameter's elements. The same bits in an int buffer, global or
 // member, a number against a NaN, a different call log are differences.
 func TestNaNPayloadOnly(t *testing.T) {
-	const src = "struct sv { int i; float x; }; float G[4]; int H[4]; float M[2][2];\n" +
-		"float f(float *a, int *b, struct sv *s, float (*r)[2]) { G[0] = a[0]; H[0] = b[0]; M[0][0] = s->x; r[0][0] = s->i; return a[0]; }\n"
+	const src = "struct sv { int i; float x; }; float G[4]; int H[4]; float M[2][2]; struct sv S;\n" +
+		"float f(float *a, int *b, struct sv *s, float (*r)[2]) { G[0] = a[0]; H[0] = b[0]; M[0][0] = s->x; r[0][0] = s->i; S = *s; return a[0]; }\n"
 	objs := aligntest.CompileC(t, "gcc-12", "nanpayload", src, "O0")
 	p, err := pair.Load(objs["O0"], "f", objs["O0"], "f")
 	if err != nil {
@@ -50,6 +50,11 @@ func TestNaNPayloadOnly(t *testing.T) {
 			Src: tracer.Observation{Globals: map[string][]byte{name: words(s, 0, 0, 0)}}, Dst: tracer.Observation{Globals: map[string][]byte{name: words(d, 0, 0, 0)}},
 			Regions: []tracer.RegionDiff{{Global: name, Lo: 0, Hi: 2}}}
 	}
+	member := func(lo int, s, d uint32) *tracer.Confirmation { // of the struct global S
+		return &tracer.Confirmation{Differ: true, Differences: []string{"global S[..]: ..."},
+			Src: tracer.Observation{Globals: map[string][]byte{"S": words(s, s)}}, Dst: tracer.Observation{Globals: map[string][]byte{"S": words(d, d)}},
+			Regions: []tracer.RegionDiff{{Global: "S", Lo: lo, Hi: lo + 4}}}
+	}
 	ret := func(s, d uint64) *tracer.Confirmation {
 		return &tracer.Confirmation{Differ: true, Differences: []string{"return: ..."},
 			Src: tracer.Observation{ReturnKind: "float32", Return: s}, Dst: tracer.Observation{ReturnKind: "float32", Return: d}}
@@ -71,6 +76,8 @@ func TestNaNPayloadOnly(t *testing.T) {
 		{"r[1][0], two NaNs", heap(256+8, qnan, qnan2), true},
 		{"float global G, two NaNs", global("G", qnan, qnan2), true},
 		{"2-D float global M, two NaNs", global("M", qnan, qnan2), true},
+		{"struct global S.x, two NaNs", member(4, qnan, qnan2), true},
+		{"struct global S.i, NaN bits", member(0, qnan, qnan2), false},
 		{"int global H, NaN bits", global("H", qnan, qnan2), false},
 		{"calls", &tracer.Confirmation{Differ: true, Differences: []string{"calls: src made 1 calls, dst 0"}}, false},
 		{"no difference", &tracer.Confirmation{}, false},

@@ -61,6 +61,9 @@ type Type struct {
 	// Scalars lists them: which bytes of each element are a float or a
 	// double. Nil for other pointees.
 	PointeeScalars []Scalar
+	// Members are, for a struct (not a union) of at most
+	// maxPointeeScalarBytes, its scalar members as Scalars lists them.
+	Members []Scalar
 	// Scalars are the members of a struct or union of at most 16 bytes,
 	// nested structs and arrays flattened, in offset order (a union's
 	// members overlap): what the ABI passes in registers and, for a
@@ -574,6 +577,7 @@ func convertType(dt dwarf.Type) Type {
 		if t.Size > 0 && t.Size <= 16 {
 			t.Scalars = scalarMembers(u, 0, nil)
 		}
+		t.Members = pointeeScalars(u)
 	case *dwarf.ArrayType:
 		t.Kind = KindArray
 		if u.Type != nil {
@@ -604,7 +608,7 @@ func convertType(dt dwarf.Type) Type {
 const maxPointeeScalarBytes = 4096
 
 // pointeeScalars are the scalar members of p when it is a struct (not a
-// union) of at most maxPointeeScalarBytes.
+// union) of at most maxPointeeScalarBytes (PointeeScalars, Members).
 func pointeeScalars(p dwarf.Type) []Scalar {
 	st, ok := p.(*dwarf.StructType)
 	if !ok || st.Kind != "struct" || st.Size() <= 0 || st.Size() > maxPointeeScalarBytes {
