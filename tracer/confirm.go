@@ -299,7 +299,7 @@ func (cf *Confirmer) Confirm(ctx context.Context, in Input) (*Confirmation, erro
 	}
 	c := &Confirmation{Args: args}
 	results := make([]*Result, 2)
-	var srcVector Vector
+	var srcVector, dstVector Vector
 	for i, s := range []*confirmSide{src, dst} {
 		v, err := vectorFor(s, src, dst, args, in)
 		if err != nil {
@@ -307,6 +307,8 @@ func (cf *Confirmer) Confirm(ctx context.Context, in Input) (*Confirmation, erro
 		}
 		if i == 0 {
 			srcVector = v
+		} else {
+			dstVector = v
 		}
 		timeout := runTimeout(ctx, i == 0)
 		if err := ctx.Err(); err != nil {
@@ -336,13 +338,15 @@ func (cf *Confirmer) Confirm(ctx context.Context, in Input) (*Confirmation, erro
 		}
 		c.Detail = why
 	}
-	if c.Differ && results[0].Outcome == Returned {
-		if err := cf.withoutUninitialized(ctx, c, srcVector, results[0], results[1]); err != nil {
+	// Undefined behaviour first: it names what the source did (a read past
+	// a local array also reads memory the source never wrote).
+	if c.Differ && !cf.UB.None() {
+		if err := cf.checkUB(ctx, c, srcVector, results[0], args, in); err != nil {
 			return nil, err
 		}
 	}
-	if c.Differ && !cf.UB.None() {
-		if err := cf.checkUB(ctx, c, srcVector, results[0], args, in); err != nil {
+	if c.Differ && results[0].Outcome == Returned {
+		if err := cf.withoutUninitialized(ctx, c, srcVector, dstVector, results[0], results[1]); err != nil {
 			return nil, err
 		}
 	}
@@ -361,23 +365,32 @@ const (
 // frame to be) filled with stackPoisonByte instead of the snapshot's
 // bytes. A source that returns or stores a value it never set (a struct
 // copied with a member left unset, which C allows: the member's value is
-// indeterminate) shows whatever the stack held there, which a correct
-// optimized build need not reproduce (clang -O2 stores only the set
-// members of such a copy). The bytes of the results and of memory that
-// change with the stack's contents are not compared: c is recomputed
-// with the source's bytes there taken as the target's, and a difference
-// only there is none. A run that ends otherwise or makes other calls
-// with the stack changed withdraws the difference whole.
-func (cf *Confirmer) withoutUninitialized(ctx context.Context, c *Confirmation, v Vector, first, dst *Result) error {
+// indeterminate; a variable read before it is set) shows whatever the
+// stack held there, which a correct optimized build need not reproduce
+// (clang -O2 stores only the set members of such a copy). The bytes of
+// the results and of memory that change with the stack's contents are not
+// compared: c is recomputed with the source's bytes there taken as the
+// target's, and a difference only there is none. A run that ends
+// otherwise or makes other calls with the stack changed withdraws the
+// difference whole.
+//
+// The target runs on the same stack too (dv): bytes that change with it
+// in both runs are read by both from the one fill (a value a callee's stub
+// was to write through a pointer and did not, which both builds then
+// read), so they stay compared.
+func (cf *Confirmer) withoutUninitialized(ctx context.Context, c *Confirmation, v, dv Vector, first, dst *Result) error {
 	src := cf.src
-	rsp := entryRSP(src.exe.StackSize, max(len(v.Args)-6, 0))
-	poison := make([]byte, stackPoison)
-	for i := range poison {
-		poison[i] = stackPoisonByte
+	poisoned := func(s *confirmSide, v Vector, first bool) (*Result, error) {
+		rsp := entryRSP(s.exe.StackSize, max(len(v.Args)-6, 0))
+		poison := make([]byte, stackPoison)
+		for i := range poison {
+			poison[i] = stackPoisonByte
+		}
+		pv := v
+		pv.Mem = append(append([]MemInit(nil), v.Mem...), MemInit{Addr: rsp - stackPoison, Data: poison})
+		return s.proc.Call(s.fn, pv, &RunOptions{Timeout: runTimeout(ctx, first)})
 	}
-	pv := v
-	pv.Mem = append(append([]MemInit(nil), v.Mem...), MemInit{Addr: rsp - stackPoison, Data: poison})
-	r, err := src.proc.Call(src.fn, pv, &RunOptions{Timeout: runTimeout(ctx, true)})
+	r, err := poisoned(src, v, true)
 	if err != nil {
 		return err
 	}
@@ -394,23 +407,33 @@ func (cf *Confirmer) withoutUninitialized(ctx context.Context, c *Confirmation, 
 		return nil
 	}
 	masked := *first
-	// Each byte that changed with the stack takes the target's value.
-	take := func(a, b, d uint64) uint64 {
+	rd := dst
+	if cf.dst.proc != nil {
+		if rd, err = poisoned(cf.dst, dv, false); err != nil {
+			return err
+		}
+		if rd.Outcome != dst.Outcome {
+			rd = dst
+		}
+	}
+	// Each byte that changed with the stack in the source's run alone
+	// takes the target's value.
+	take := func(a, b, d, d2 uint64) uint64 {
 		for i := uint(0); i < 64; i += 8 {
-			if (a^b)>>i&0xff != 0 {
+			if (a^b)>>i&0xff != 0 && (d^d2)>>i&0xff == 0 {
 				a = a&^(0xff<<i) | d&(0xff<<i)
 			}
 		}
 		return a
 	}
-	masked.Rax, masked.Rdx = take(first.Rax, r.Rax, dst.Rax), take(first.Rdx, r.Rdx, dst.Rdx)
-	masked.Xmm0[0], masked.Xmm1[0] = take(first.Xmm0[0], r.Xmm0[0], dst.Xmm0[0]), take(first.Xmm1[0], r.Xmm1[0], dst.Xmm1[0])
+	masked.Rax, masked.Rdx = take(first.Rax, r.Rax, dst.Rax, rd.Rax), take(first.Rdx, r.Rdx, dst.Rdx, rd.Rdx)
+	masked.Xmm0[0], masked.Xmm1[0] = take(first.Xmm0[0], r.Xmm0[0], dst.Xmm0[0], rd.Xmm0[0]), take(first.Xmm1[0], r.Xmm1[0], dst.Xmm1[0], rd.Xmm1[0])
 	masked.Memory = nil
 	for _, m := range first.Memory {
-		other, d := r.MemoryOf(m.Name), dst.MemoryOf(m.Name)
+		other, d, d2 := r.MemoryOf(m.Name), dst.MemoryOf(m.Name), rd.MemoryOf(m.Name)
 		data := slices.Clone(m.Data)
 		for i := range data {
-			if i < len(other) && other[i] != data[i] && i < len(d) {
+			if i < len(other) && other[i] != data[i] && i < len(d) && (i >= len(d2) || d2[i] == d[i]) {
 				data[i] = d[i]
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"eqc/ub"
@@ -130,13 +131,16 @@ func TestUBMonitor(t *testing.T) {
 					case c.want != 0 && got.Differ:
 						t.Errorf("a difference on an input with UB: %q", got.Differences)
 					}
-					// The models not asked for are not watched.
+					// The models not asked for are not watched. Without
+					// them the difference stands, unless it is in bytes the
+					// source read from its stack without writing them (a
+					// read past a local array): an indeterminate value.
 					if c.want != 0 {
 						other, err := ConfirmUnder(context.Background(), src, c.fn, dst, c.fn, c.in, ub.All&^c.want&^(1<<ub.SIO|1<<ub.Shift))
 						if err != nil {
 							t.Fatal(err)
 						}
-						if other.UB != nil || !other.Differ {
+						if other.UB != nil || !other.Differ && !strings.Contains(other.Detail, "never wrote") {
 							t.Errorf("without %s: UB %v, differ %v (%s)", c.want, other.UB, other.Differ, other.Detail)
 						}
 					}
