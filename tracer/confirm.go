@@ -375,9 +375,10 @@ const (
 // difference whole.
 //
 // The target runs on the same stack too (dv): bytes that change with it
-// in both runs are read by both from the one fill (a value a callee's stub
-// was to write through a pointer and did not, which both builds then
-// read), so they stay compared.
+// in both runs, and differ between the two runs on it, are read by both
+// from the one fill (a value a callee's stub was to write through a
+// pointer and did not, which both builds then read), so they stay
+// compared.
 func (cf *Confirmer) withoutUninitialized(ctx context.Context, c *Confirmation, v, dv Vector, first, dst *Result) error {
 	src := cf.src
 	poisoned := func(s *confirmSide, v Vector, first bool) (*Result, error) {
@@ -416,11 +417,12 @@ func (cf *Confirmer) withoutUninitialized(ctx context.Context, c *Confirmation, 
 			rd = dst
 		}
 	}
-	// Each byte that changed with the stack in the source's run alone
-	// takes the target's value.
+	// Each byte that changed with the stack in the source's run takes
+	// the target's value, unless it changed in the target's too and the
+	// two differ on the same fill.
 	take := func(a, b, d, d2 uint64) uint64 {
 		for i := uint(0); i < 64; i += 8 {
-			if (a^b)>>i&0xff != 0 && (d^d2)>>i&0xff == 0 {
+			if (a^b)>>i&0xff != 0 && ((d^d2)>>i&0xff == 0 || (b^d2)>>i&0xff == 0) {
 				a = a&^(0xff<<i) | d&(0xff<<i)
 			}
 		}
@@ -433,7 +435,7 @@ func (cf *Confirmer) withoutUninitialized(ctx context.Context, c *Confirmation, 
 		other, d, d2 := r.MemoryOf(m.Name), dst.MemoryOf(m.Name), rd.MemoryOf(m.Name)
 		data := slices.Clone(m.Data)
 		for i := range data {
-			if i < len(other) && other[i] != data[i] && i < len(d) && (i >= len(d2) || d2[i] == d[i]) {
+			if i < len(other) && other[i] != data[i] && i < len(d) && (i >= len(d2) || d2[i] == d[i] || d2[i] == other[i]) {
 				data[i] = d[i]
 			}
 		}

@@ -482,3 +482,24 @@ func TestConfirmUninitializedReturn(t *testing.T) {
 		t.Errorf("c = 7 against the mutant: differ %v %q (%s), want the return value", c.Differ, c.Differences, c.Detail)
 	}
 }
+
+// Two builds that each read a variable before setting it, from different
+// slots of their frames: on a stack of distinct bytes they return
+// different values, on a uniformly filled one the same. Neither value is
+// defined, so there is no difference; the bytes changed with the fill in
+// both runs, and are compared only where the two runs on the one fill
+// still differ (a value both read, that a callee's stub left unwritten).
+func TestConfirmUninitializedBoth(t *testing.T) {
+	const base = "int f(int c) { int x[2]; if (c) x[0] = 1; return x[0]; }\n"
+	src := pairObj(t, "gcc-12", "ub0", base, "-O0")
+	dst := pairObj(t, "gcc-12", "ub1", strings.Replace(base, "int x[2];", "volatile int pad[6]; int x[2];", 1), "-O0")
+	rsp := entryRSP(defaultStackSize, 0)
+	stack := make([]byte, 256)
+	for i := range stack {
+		stack[i] = byte(i + 1)
+	}
+	in := Input{Args: []uint64{0}, Mem: []MemInit{{Addr: rsp - uint64(len(stack)), Data: stack}}}
+	if c := confirm(t, src, "f", dst, "f", in); c.Differ || !strings.Contains(c.Detail, "never wrote") {
+		t.Errorf("differ %v %q (%s), want no difference and the return value named", c.Differ, c.Differences, c.Detail)
+	}
+}
