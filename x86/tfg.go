@@ -462,6 +462,15 @@ func (l *lifter) jumpTable(from ir.NodeID, blk *Block, p *path, in *Instruction,
 		l.emit(from, p, l.g.Halt, ir.NoTerm, "indirect-jump")
 		return
 	}
+	l.tableEdges(from, blk, p, in, node, func(k int) ir.Term { return b.Eq(idx, b.Const(64, uint64(k))) },
+		func() ir.Term { return b.Uge(idx, b.Const(64, uint64(len(in.Table)))) })
+}
+
+// tableEdges adds the edges of a jump through in's table: to each target,
+// when selects holds of one of the entries that hold it; to a fault when
+// past does (made after the others).
+func (l *lifter) tableEdges(from ir.NodeID, blk *Block, p *path, in *Instruction, node func(int) ir.NodeID, selects func(k int) ir.Term, past func() ir.Term) {
+	b := l.b
 	conds := map[int]ir.Term{}
 	for k, t := range in.Table {
 		to := -1
@@ -470,7 +479,7 @@ func (l *lifter) jumpTable(from ir.NodeID, blk *Block, p *path, in *Instruction,
 				to = e.To
 			}
 		}
-		c := b.Eq(idx, b.Const(64, uint64(k)))
+		c := selects(k)
 		if old, ok := conds[to]; ok {
 			c = b.Or(old, c)
 		}
@@ -479,9 +488,9 @@ func (l *lifter) jumpTable(from ir.NodeID, blk *Block, p *path, in *Instruction,
 	for _, e := range blk.Succs {
 		l.emit(from, p, node(e.To), conds[e.To], "")
 	}
-	past := &path{s: p.s, cond: p.cond, fault: p.fault, calls: p.calls}
-	l.addFault(past, b.True())
-	l.emit(from, past, l.g.Halt, b.Uge(idx, b.Const(64, uint64(len(in.Table)))), "")
+	fault := &path{s: p.s, cond: p.cond, fault: p.fault, calls: p.calls}
+	l.addFault(fault, b.True())
+	l.emit(from, fault, l.g.Halt, past(), "")
 }
 
 // relativeJumpTable adds the edges of a jmp through a register fed by a
@@ -517,28 +526,12 @@ func (l *lifter) relativeJumpTable(from ir.NodeID, blk *Block, p *path, in *Inst
 		l.emit(from, p, l.g.Halt, ir.NoTerm, "indirect-jump")
 		return
 	}
-	conds := map[int]ir.Term{}
 	var any []ir.Term
-	for k, t := range in.Table {
-		to := -1
-		for _, e := range blk.Succs {
-			if l.fn.Blocks[e.To].Start == t {
-				to = e.To
-			}
-		}
+	l.tableEdges(from, blk, p, in, node, func(k int) ir.Term {
 		c := b.Eq(off, b.Const(64, 4*uint64(k)))
 		any = append(any, c)
-		if old, ok := conds[to]; ok {
-			c = b.Or(old, c)
-		}
-		conds[to] = c
-	}
-	for _, e := range blk.Succs {
-		l.emit(from, p, node(e.To), conds[e.To], "")
-	}
-	past := &path{s: p.s, cond: p.cond, fault: p.fault, calls: p.calls}
-	l.addFault(past, b.True())
-	l.emit(from, past, l.g.Halt, b.Not(b.Or(any...)), "")
+		return c
+	}, func() ir.Term { return b.Not(b.Or(any...)) })
 }
 
 // dominates reports whether the instruction at addr runs before blk on
