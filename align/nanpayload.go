@@ -109,20 +109,12 @@ func nanMembersOnly(bs, bd block, lo, hi int) bool {
 		if start < 0 || start+w > len(bs.data) || start+w > len(bd.data) {
 			return false
 		}
-		if !isNaN(readLE(bs.data[start:start+w]), w) || !isNaN(readLE(bd.data[start:start+w]), w) {
+		word := scalar{size: w, float: true}
+		if !isNaN(word.read(bs.data, start), w) || !isNaN(word.read(bd.data, start), w) {
 			return false
 		}
 	}
 	return true
-}
-
-// readLE reads the little-endian unsigned integer in b (at most 8 bytes).
-func readLE(b []byte) uint64 {
-	var x uint64
-	for i := len(b) - 1; i >= 0; i-- {
-		x = x<<8 | uint64(b[i])
-	}
-	return x
 }
 
 // isNaN says whether the w-byte IEEE value with bits x is a NaN.

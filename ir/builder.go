@@ -438,6 +438,19 @@ func (b *Builder) Ule(x, y Term) Term   { return b.mk(OpUle, 0, 0, x, y) }
 func (b *Builder) Slt(x, y Term) Term   { return b.mk(OpSlt, 0, 0, x, y) }
 func (b *Builder) Sle(x, y Term) Term   { return b.mk(OpSle, 0, 0, x, y) }
 
+// Addends lists the terms of the sum t, nested sums flattened; t alone
+// when it is not a sum.
+func (b *Builder) Addends(t Term) []Term {
+	if b.Op(t) != OpAdd {
+		return []Term{t}
+	}
+	var out []Term
+	for _, x := range b.Args(t) {
+		out = append(out, b.Addends(x)...)
+	}
+	return out
+}
+
 // Ugt, Uge, Sgt and Sge are the comparisons above with their arguments swapped.
 func (b *Builder) Ugt(x, y Term) Term { return b.Ult(y, x) }
 func (b *Builder) Uge(x, y Term) Term { return b.Ule(y, x) }

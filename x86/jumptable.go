@@ -230,7 +230,7 @@ func (f *File) relativeTable(fn *Func, ref *Ref, starts map[uint64]bool) []uint6
 // so the order the code added them in does not matter.
 func relativeTableLoad(b *ir.Builder, t, base ir.Term) (ir.Term, bool) {
 	var load ir.Term = ir.NoTerm
-	rest, off := summands(b, t, nil, 0)
+	rest, off := summands(b, t)
 	for i, s := range rest {
 		if b.Op(s) != ir.OpSignExt || b.Width(s) != 64 {
 			continue
@@ -246,7 +246,7 @@ func relativeTableLoad(b *ir.Builder, t, base ir.Term) (ir.Term, bool) {
 	if load == ir.NoTerm {
 		return ir.NoTerm, false
 	}
-	want, wantOff := summands(b, base, nil, 0)
+	want, wantOff := summands(b, base)
 	if off != wantOff || len(rest) != len(want) {
 		return ir.NoTerm, false
 	}
@@ -263,27 +263,24 @@ func relativeTableLoad(b *ir.Builder, t, base ir.Term) (ir.Term, bool) {
 	return b.Arg(load, 1), true
 }
 
-// summands flattens the 64-bit sum t into its non-constant summands
-// (appended to out) and the sum of its constants (added to off).
-func summands(b *ir.Builder, t ir.Term, out []ir.Term, off uint64) ([]ir.Term, uint64) {
-	switch {
-	case b.Op(t) == ir.OpAdd:
-		for _, a := range b.Args(t) {
-			out, off = summands(b, a, out, off)
+// summands splits the 64-bit sum t (ir.Builder.Addends) into its
+// non-constant terms and the sum of its constants.
+func summands(b *ir.Builder, t ir.Term) (out []ir.Term, off uint64) {
+	for _, a := range b.Addends(t) {
+		if c, ok := constOf(b, a); ok {
+			off += c
+		} else {
+			out = append(out, a)
 		}
-		return out, off
-	case b.Op(t) == ir.OpConst:
-		c, _ := constOf(b, t)
-		return out, off + c
 	}
-	return append(out, t), off
+	return out, off
 }
 
 // offsetFrom returns addr − base without base's symbols, when addr is base
 // plus other summands: the sum of those and of the constants' difference.
 func offsetFrom(b *ir.Builder, addr, base ir.Term) (ir.Term, bool) {
-	have, off := summands(b, addr, nil, 0)
-	want, wantOff := summands(b, base, nil, 0)
+	have, off := summands(b, addr)
+	want, wantOff := summands(b, base)
 	for _, w := range want {
 		i := slices.Index(have, w)
 		if i < 0 {

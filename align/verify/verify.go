@@ -362,7 +362,7 @@ func setInvariants(p *pair.Pair, pr *product.Product, g prove.Graph) string {
 		}
 		var base []ir.Term
 		off, varying := uint64(0), false
-		for _, x := range addends(b, a) {
+		for _, x := range b.Addends(a) {
 			switch {
 			case globals[x] != 0:
 				base = append(base, x)
@@ -430,18 +430,6 @@ func setInvariants(p *pair.Pair, pr *product.Product, g prove.Graph) string {
 		}
 	}
 	return ""
-}
-
-// addends lists the terms of the sum a, nested sums flattened.
-func addends(b *ir.Builder, a ir.Term) []ir.Term {
-	if b.Op(a) != ir.OpAdd {
-		return []ir.Term{a}
-	}
-	var out []ir.Term
-	for _, x := range b.Args(a) {
-		out = append(out, addends(b, x)...)
-	}
-	return out
 }
 
 // diffGraph says where a rebuilt graph differs from the recorded one ("" if
