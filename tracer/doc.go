@@ -228,10 +228,14 @@
 //
 // # Values the source never set (confirm.go, withoutUninitialized)
 //
-// Before the UB monitor, a difference after a source run that returned is checked
-// against the source's own stack: the source runs again with the stack
-// below its entry stack pointer filled otherwise, and bytes of its results
-// and memory that change (a struct copied with a member left unset: an
-// indeterminate value in C) are taken as the target's before the runs are
-// compared again; a different call log or ending withdraws the difference.
+// After the UB monitor (which names a read past a local array OBVA), a
+// difference after a source run that returned is checked against the
+// source's own stack: both run again with the stack below their entry
+// stack pointer filled uniformly, and bytes of the source's results and
+// memory that change (a struct copied with a member left unset, a variable
+// read before it is set: an indeterminate value in C) are taken as the
+// target's before the runs are compared again, unless the target's bytes
+// changed too and the two still differ on the one fill (both read the
+// fill: a value a callee's stub was to write through a pointer); a
+// different call log or ending withdraws the difference.
 package tracer

@@ -58,7 +58,10 @@
 // conditional branches to addresses outside the function
 // are tail jumps: an edge to ExitBlock and a CallSite with Tail set. A jmp
 // through a jump table in read-only data (jumptable.go, the table read from
-// its relocations) ends its block with an EdgeCase edge per target; any
+// its relocations: 8-byte addresses, or in position-independent code 4-byte
+// offsets from the table, whose jmp goes through a register the lifter
+// must show holds the table's address plus the loaded entry) ends its
+// block with an EdgeCase edge per target; any
 // other indirect jmp ends its block with no successors and marks the
 // function "indirect-jump"; jumps into the middle of an instruction are
 // "jump-into-instruction"; x87 instructions "x87:<MNEMONIC>"; undecodable
