@@ -226,8 +226,8 @@ func (f *File) relativeTable(fn *Func, ref *Ref, starts map[uint64]bool) []uint6
 // relativeTableLoad matches the term a jmp through a relative table jumps
 // to, base + sext(load), where load reads 4 bytes and base is the table's
 // address (a symbol plus a constant): it returns the load's address. The
-// sums are compared as multisets of summands with their constants added,
-// so the order the code added them in does not matter.
+// sums are compared as multisets of summands with their constants added
+// (withoutBase), so the order the code added them in does not matter.
 func relativeTableLoad(b *ir.Builder, t, base ir.Term) (ir.Term, bool) {
 	var load ir.Term = ir.NoTerm
 	rest, off := summands(b, t)
@@ -246,19 +246,8 @@ func relativeTableLoad(b *ir.Builder, t, base ir.Term) (ir.Term, bool) {
 	if load == ir.NoTerm {
 		return ir.NoTerm, false
 	}
-	want, wantOff := summands(b, base)
-	if off != wantOff || len(rest) != len(want) {
+	if left, d, ok := withoutBase(b, rest, off, base); !ok || len(left) > 0 || d != 0 {
 		return ir.NoTerm, false
-	}
-	count := map[ir.Term]int{}
-	for _, s := range want {
-		count[s]++
-	}
-	for _, s := range rest {
-		if count[s] == 0 {
-			return ir.NoTerm, false
-		}
-		count[s]--
 	}
 	return b.Arg(load, 1), true
 }
@@ -276,20 +265,32 @@ func summands(b *ir.Builder, t ir.Term) (out []ir.Term, off uint64) {
 	return out, off
 }
 
+// withoutBase takes base's summands out of the summands have (whose
+// constants add up to off): what is left, and the constants' difference;
+// false when have lacks one of base's summands.
+func withoutBase(b *ir.Builder, have []ir.Term, off uint64, base ir.Term) ([]ir.Term, uint64, bool) {
+	want, wantOff := summands(b, base)
+	have = slices.Clone(have)
+	for _, w := range want {
+		i := slices.Index(have, w)
+		if i < 0 {
+			return nil, 0, false
+		}
+		have = slices.Delete(have, i, i+1)
+	}
+	return have, off - wantOff, true
+}
+
 // offsetFrom returns addr − base without base's symbols, when addr is base
 // plus other summands: the sum of those and of the constants' difference.
 func offsetFrom(b *ir.Builder, addr, base ir.Term) (ir.Term, bool) {
 	have, off := summands(b, addr)
-	want, wantOff := summands(b, base)
-	for _, w := range want {
-		i := slices.Index(have, w)
-		if i < 0 {
-			return ir.NoTerm, false
-		}
-		have = slices.Delete(have, i, i+1)
+	left, d, ok := withoutBase(b, have, off, base)
+	if !ok {
+		return ir.NoTerm, false
 	}
-	t := b.Const(64, off-wantOff)
-	for _, h := range have {
+	t := b.Const(64, d)
+	for _, h := range left {
 		t = b.Add(t, h)
 	}
 	return t, true
