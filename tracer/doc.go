@@ -34,9 +34,16 @@
 //     CallLogAddr. Without a prototype it records rdi..r9 and hashes none of
 //     them; a variadic stub records the integer registers after its named
 //     parameters too; which of those are arguments is decided at the
-//     source's call site (callsite.go). Stubs touch no other memory: the
-//     concrete counterpart of an uninterpreted function whose memory effect
-//     is empty;
+//     source's call site (callsite.go). Through each prototyped pointer
+//     parameter to a writable scalar (not const, not a pointer or an
+//     aggregate: Param.Out) that points into the stack or the heap, the
+//     stub writes StubOut of its hash (a small count for an integer, 0 for
+//     a character, so an output parameter the caller then reads holds a
+//     value both builds agree on rather than whatever the stack held: the
+//     caller's `size_t len; word(i, &len)` read an indeterminate len
+//     before, whose differences withoutUninitialized masked); it touches
+//     no other memory: the concrete counterpart of an uninterpreted
+//     function that writes its outputs from its arguments;
 //   - maps the heap (HeapAddr), the stack (StackAddr) and the call log
 //     (CallLogAddr) at fixed addresses, so both executables of a pair see the
 //     same pointer values, and a read-only page range at CanonAddr that the

@@ -117,10 +117,28 @@ func StubResult(name string, args []uint64) uint64 {
 // in [0, 1).
 func StubFloat(h uint64) float64 { return float64(h>>11) * math.Ldexp(1, -53) }
 
+// StubOut is the value a stub whose result hash is h, called as the
+// seq-th logged call of the run (from 1), writes through its parameter i
+// when that is a pointer to a writable scalar (Param.Out), as 64 bits: a _Bool pointee takes the lowest bit, a floating-point pointee
+// StubFloat of it, a wider integer pointee the low 12 bits (a small
+// nonnegative number, as a count or a length an output parameter returns
+// is, whose sums and products do not overflow: the UB monitor takes any
+// wrapping add for a possible signed overflow and drops the input); a
+// one-byte integer pointee is written 0 (a character buffer the callee
+// fills gets the empty string, so the caller's string functions end
+// inside it). The call's place in the run counts, as a callee with state
+// of its own may: the canonical key of every stack address is one, and
+// g(&x); g(&y) would write x and y alike, so that the two calls swapped
+// showed nothing.
+func StubOut(h uint64, i int, seq uint64) uint64 {
+	return stubMix(h ^ uint64(i+1)*0x9e3779b97f4a7c15 ^ seq*0xc2b2ae3d27d4eb4f)
+}
+
 type stubParam struct {
 	CType   string
 	Widen   string // C expression converting parameter aN to __eqc_u64
 	Pointer bool   // hashed by its canonical key (canon.go), not its bits
+	Out     string // C statement writing StubOut through the parameter, or ""
 }
 
 type stubFunc struct {
@@ -144,6 +162,7 @@ type stubFunc struct {
 	// Extra counts the integer argument registers a variadic stub records
 	// after its named parameters (six less the named integer ones).
 	Extra int
+	Outs  bool // some parameter has an Out statement
 }
 
 type dataDef struct {
@@ -270,6 +289,15 @@ static __eqc_u64 __eqc_fbits(float f) { union { float f; unsigned u; } x; x.f = 
 static __eqc_u64 __eqc_dbits(double d) { union { double d; __eqc_u64 u; } x; x.d = d; return x.u; }
 static double __eqc_tofloat(__eqc_u64 h) { return (double)(h >> 11) * 0x1p-53; }
 
+/* Whether a stub may write n bytes at p: inside the heap of pointer
+   arguments or the stack, the memory a caller's pointer to a writable
+   object it owns points into (a global's address is left unwritten). */
+static int __eqc_writable(__eqc_u64 p, __eqc_u64 n)
+{
+	return (p >= {{hex .Heap}} && p + n <= {{hex .Heap}} + {{hex .HeapSize}}) ||
+		(p >= {{hex .Stack}} && p + n <= {{hex .Stack}} + {{hex .StackSize}});
+}
+
 /* Stubs of the undefined functions. */
 {{range .Funcs}}{{.Ret}} {{.Label}}({{range $i, $p := .Params}}{{if $i}}, {{end}}{{$p.CType}} a{{$i}}{{end}}{{if .Variadic}}, ...{{else if not .Params}}void{{end}}) __asm__("{{.Name}}");
 {{.Ret}} {{.Label}}({{range $i, $p := .Params}}{{if $i}}, {{end}}{{$p.CType}} a{{$i}}{{end}}{{if .Variadic}}, ...{{else if not .Params}}void{{end}})
@@ -290,6 +318,11 @@ static double __eqc_tofloat(__eqc_u64 h) { return (double)(h >> 11) * 0x1p-53; }
 	__builtin_va_end(ap);
 {{- end}}
 	__eqc_u64 h = __eqc_stub({{hex .ID}}, {{len .Params}} + {{.Extra}}, a, (__eqc_u64)__builtin_return_address(0), {{.Hashed}}, {{hex .PtrMask}});
+{{- if .Outs}}
+	__eqc_u64 seq = ((volatile __eqc_u64 *){{hex $.Log}})[0];
+{{- range .Params}}{{if .Out}}
+	{{.Out}}{{end}}{{end}}
+{{- end}}
 {{- if .NoReturn}}
 	/* A callee that never returns: the run ends here (EndedInCall). */
 	(void)h;
@@ -422,7 +455,8 @@ func stubOf(e *Extern, idx int) stubFunc {
 		}
 	}
 	for i, p := range params {
-		s.Params = append(s.Params, stubParam{CType: p.cType(), Widen: widen(p, i), Pointer: p.Pointer})
+		s.Params = append(s.Params, stubParam{CType: p.cType(), Widen: widen(p, i), Pointer: p.Pointer, Out: outStatement(p, i, e.Prototyped)})
+		s.Outs = s.Outs || s.Params[i].Out != ""
 		if p.Pointer && i < 64 {
 			s.PtrMask |= 1 << i
 		}
@@ -438,6 +472,40 @@ func stubOf(e *Extern, idx int) stubFunc {
 		s.RetExpr = "return (" + s.Ret + ")h;"
 	}
 	return s
+}
+
+// outStatement is the C statement by which a stub writes StubOut through
+// its parameter i (a[i] widened, h its result hash, seq the call's place
+// in the log), or "" when p is no
+// pointer to a writable scalar or the stub has no prototype. The value is
+// a function of the arguments by meaning alone, as a real callee's
+// output would be, so two builds that pass equal arguments read equal
+// outputs; an optimizer must assume any callee writes through a pointer
+// to non-const it is given, so a correct build reads the value written.
+func outStatement(p Param, i int, prototyped bool) string {
+	if !prototyped || !p.Pointer || p.Out.Kind == ScalarVoid {
+		return ""
+	}
+	o := p.Out
+	val := fmt.Sprintf("__eqc_mix(h ^ (__eqc_u64)%d * 0x9e3779b97f4a7c15UL ^ seq * 0xc2b2ae3d27d4eb4fUL)", i+1)
+	var ctype, expr string
+	switch {
+	case o.Kind == ScalarFloat32:
+		ctype, expr = "float", "(float)__eqc_tofloat("+val+")"
+	case o.Kind == ScalarFloat64:
+		ctype, expr = "double", "__eqc_tofloat("+val+")"
+	case o.Bool:
+		ctype, expr = "_Bool", "(_Bool)("+val+" & 1)"
+	case o.Size == 1:
+		ctype, expr = "unsigned char", "0"
+	default:
+		ctype = map[int]string{2: "unsigned short", 4: "unsigned int", 8: "unsigned long"}[o.Size]
+		expr = "(" + ctype + ")(" + val + " & 0xfff)"
+	}
+	if ctype == "" {
+		return ""
+	}
+	return fmt.Sprintf("if (__eqc_writable(a[%d], %d)) *(%s *)a[%d] = %s;", i, o.Size, ctype, i, expr)
 }
 
 // DriverSource returns the C source of the driver for obj: definitions of its

@@ -57,6 +57,17 @@ type Param struct {
 	// low byte; a stub returning one returns (_Bool)h, as a real callee
 	// would, since callers test the byte as they like (al ^ 1, test al).
 	Bool bool
+	// Out is the scalar a pointer parameter points to when the callee may
+	// write it (not const-qualified, not a pointer, an aggregate or void);
+	// the stub writes one there (StubOut). Kind ScalarVoid otherwise.
+	Out Pointee
+}
+
+// Pointee is the scalar object a pointer parameter points to.
+type Pointee struct {
+	Kind ScalarKind
+	Size int
+	Bool bool
 }
 
 // Extern is an undefined symbol of an object.
@@ -300,7 +311,7 @@ func scalarOf(d *dwarf.Data, off dwarf.Offset) (Param, bool) {
 	}
 	switch tt := t.(type) {
 	case *dwarf.PtrType:
-		return Param{Kind: ScalarInt, Size: 8, Pointer: true}, true
+		return Param{Kind: ScalarInt, Size: 8, Pointer: true, Out: writablePointee(tt.Type)}, true
 	case *dwarf.BoolType:
 		return Param{Kind: ScalarInt, Size: 1, Bool: true}, true
 	case *dwarf.IntType, *dwarf.CharType:
@@ -320,6 +331,53 @@ func scalarOf(d *dwarf.Data, off dwarf.Offset) (Param, bool) {
 		return Param{Kind: ScalarVoid}, true
 	}
 	return Param{}, false
+}
+
+// writablePointee is the scalar a callee may write through a pointer to
+// t: none when t is const-qualified (at its top level, through typedefs),
+// a pointer (a made-up pointer would be dereferenced later), an aggregate
+// or void.
+func writablePointee(t dwarf.Type) Pointee {
+	for {
+		switch tt := t.(type) {
+		case *dwarf.TypedefType:
+			t = tt.Type
+			continue
+		case *dwarf.QualType:
+			if tt.Qual == "const" {
+				return Pointee{}
+			}
+			t = tt.Type
+			continue
+		}
+		break
+	}
+	if t == nil {
+		return Pointee{}
+	}
+	if _, ptr := t.(*dwarf.PtrType); ptr {
+		return Pointee{}
+	}
+	// scalarOf reads the type by offset; t is already resolved.
+	var p Param
+	var ok bool
+	switch tt := t.(type) {
+	case *dwarf.BoolType:
+		p, ok = Param{Kind: ScalarInt, Size: 1, Bool: true}, true
+	case *dwarf.IntType, *dwarf.CharType, *dwarf.UintType, *dwarf.UcharType, *dwarf.EnumType:
+		p, ok = intParam(t.Size(), false)
+	case *dwarf.FloatType:
+		switch tt.ByteSize {
+		case 4:
+			p, ok = Param{Kind: ScalarFloat32, Size: 4}, true
+		case 8:
+			p, ok = Param{Kind: ScalarFloat64, Size: 8}, true
+		}
+	}
+	if !ok {
+		return Pointee{}
+	}
+	return Pointee{Kind: p.Kind, Size: p.Size, Bool: p.Bool}
 }
 
 func intParam(size int64, signed bool) (Param, bool) {

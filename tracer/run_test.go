@@ -490,3 +490,52 @@ int fmt(char *d, int x) { sprintf(d, "<%d>", x); strcat(d, "!"); return (int)str
 		t.Errorf("d = %q (%v), want \"<42>!\"", out, err)
 	}
 }
+
+// TestStubOutputs: a stub writes StubOut through each pointer parameter to
+// a writable scalar that points into the stack or the heap, and nothing
+// through a pointer to const, to a pointer, or into a global.
+func TestStubOutputs(t *testing.T) {
+	src := `void get(long i, long *out);
+void getmany(long i, int *n, const long *in, char *buf, _Bool *b, double *d, long **pp);
+long glob;
+void use(long i, long *o)
+{
+	long v = -1;
+	get(i, &v);
+	o[0] = v;
+	int n = -1; long c = 7; /* not const itself: the compiler reloads it */ char buf[2] = {'x', 'y'}; _Bool b = 0; double d = -1; long *p = &glob;
+	getmany(i, &n, &c, buf, &b, &d, &p);
+	o[1] = n; o[2] = c; o[3] = buf[0]; o[4] = buf[1]; o[5] = b; o[6] = d < 0 ? -1 : (long)(d * 1e6); o[7] = p == &glob;
+	get(i, o + 8);
+	get(i, &glob);
+	o[9] = glob;
+}
+`
+	_, p := build(t, "stubout", src, LinkOptions{}, "-O2")
+	stack := stubMix(tagStack)
+	for _, i := range []int64{0, 3, -5} {
+		r := call(t, p, "use", Vector{Args: []uint64{uint64(i), HeapAddr}}, nil)
+		got := r.MemoryOf("heap")[:80]
+		word := func(k int) int64 { return int64(binary.LittleEndian.Uint64(got[8*k:])) }
+		hGet := StubResult("get", []uint64{uint64(i), stack})
+		hMany := StubResult("getmany", []uint64{uint64(i), stack, stack, stack, stack, stack, stack})
+		hHeap := StubResult("get", []uint64{uint64(i), HeapAddr + 64})
+		want := []int64{
+			int64(StubOut(hGet, 1, 1) & 0xfff),
+			int64(StubOut(hMany, 1, 2) & 0xfff),
+			7, // const: unwritten
+			0, // a character buffer: the empty string
+			'y',
+			int64(StubOut(hMany, 4, 2) & 1),
+			int64(StubFloat(StubOut(hMany, 5, 2)) * 1e6),
+			1, // a pointer to a pointer: unwritten
+			int64(StubOut(hHeap, 1, 3) & 0xfff),
+			0, // a global: unwritten
+		}
+		for k, w := range want {
+			if word(k) != w {
+				t.Errorf("use(%d): o[%d] = %d, want %d", i, k, word(k), w)
+			}
+		}
+	}
+}
