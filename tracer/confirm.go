@@ -883,7 +883,7 @@ func observe(r *Result, sig *x86.FuncDebug) Observation {
 	for _, m := range r.Memory {
 		if m.Name == "heap" {
 			o.Heap = m.Data
-		} else {
+		} else if m.Name != stubObjects {
 			o.Globals[m.Name] = m.Data
 		}
 	}
@@ -1291,14 +1291,17 @@ func (st *cmpState) compareGlobals(rs, rd *Result) {
 				st.note("global %s: not compared: %s", n, why)
 				continue
 			}
-			st.compareRegion(n, rs.MemoryOf(n), rd.MemoryOf(n), st.mayHoldPointers(n))
+			st.compareRegion("global "+n, n, true, rs.MemoryOf(n), rd.MemoryOf(n), st.mayHoldPointers(n))
 		case inS:
 			st.note("global %s: defined by src only; not compared", n)
 		default:
 			st.note("global %s: defined by dst only; not compared", n)
 		}
 	}
-	st.compareRegion("", rs.MemoryOf("heap"), rd.MemoryOf("heap"), true)
+	st.compareRegion("heap", "", true, rs.MemoryOf("heap"), rd.MemoryOf("heap"), true)
+	// Not a global: told, but no Region (Regions name the heap or a
+	// global, which explain.go types).
+	st.compareRegion(stubObjects, "", false, rs.MemoryOf(stubObjects), rd.MemoryOf(stubObjects), true)
 }
 
 // mayHoldPointers says a global's bytes may hold addresses (so that words
@@ -1334,14 +1337,11 @@ var arithmetic8 = map[string]bool{
 	"double": true, "int64_t": true, "uint64_t": true, "size_t": true, "ssize_t": true, "ptrdiff_t": true,
 }
 
-// compareRegion compares the final bytes of one region, the global named
-// global or the heap (""); with pointers, each aligned 8-byte word that
-// differs goes through word.
-func (st *cmpState) compareRegion(global string, a, b []byte, pointers bool) {
-	name := "heap"
-	if global != "" {
-		name = "global " + global
-	}
+// compareRegion compares the final bytes of one region, told as name:
+// the global named global, the heap (""), or with typed false the stub
+// objects, whose differences get no RegionDiff; with pointers, each
+// aligned 8-byte word that differs goes through word.
+func (st *cmpState) compareRegion(name, global string, typed bool, a, b []byte, pointers bool) {
 	var runs [][2]int // differing byte ranges [lo, hi)
 	add := func(lo, hi int) {
 		if k := len(runs); k > 0 && runs[k-1][1] == lo {
@@ -1376,6 +1376,9 @@ func (st *cmpState) compareRegion(global string, a, b []byte, pointers bool) {
 	}
 	const maxRuns = 4
 	for _, r := range runs[:min(len(runs), 4*maxRuns)] {
+		if !typed {
+			break
+		}
 		st.c.Regions = append(st.c.Regions, RegionDiff{Global: global, Lo: r[0], Hi: r[1]})
 	}
 	for k, r := range runs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand"
 	"os"
@@ -501,5 +502,25 @@ func TestConfirmUninitializedBoth(t *testing.T) {
 	in := Input{Args: []uint64{0}, Mem: []MemInit{{Addr: rsp - uint64(len(stack)), Data: stack}}}
 	if c := confirm(t, src, "f", dst, "f", in); c.Differ || !strings.Contains(c.Detail, "never wrote") {
 		t.Errorf("differ %v %q (%s), want no difference and the return value named", c.Differ, c.Differences, c.Detail)
+	}
+}
+
+// TestConfirmStubObjects: a store through the object a stub returned is
+// an observable: the same code at -O0 and -O3 agrees, a store of another
+// value differs as "stub-objects", and an output parameter's value
+// written by a stub decides the result in both builds alike.
+func TestConfirmStubObjects(t *testing.T) {
+	code := "struct s { int a, b; }; struct s *get(int); void len(int, unsigned long *);\n" +
+		"int f(int x) { struct s *p = get(x); unsigned long n; len(x, &n); p->b = x + %s; return (int)n; }\n"
+	src := pairObj(t, "gcc", "o0", fmt.Sprintf(code, "1"), "-O0")
+	same := pairObj(t, "clang-16", "o3", fmt.Sprintf(code, "1"), "-O3")
+	dst := pairObj(t, "gcc", "o3b", fmt.Sprintf(code, "2"), "-O3")
+	c := confirm(t, src, "f", same, "f", Input{Args: []uint64{5}})
+	if c.Differ || c.Src.Return != c.Dst.Return || c.Src.Return >= 1<<12 {
+		t.Errorf("same source: Differ=%v %q (%s) return %#x / %#x", c.Differ, c.Differences, c.Detail, c.Src.Return, c.Dst.Return)
+	}
+	c = confirm(t, src, "f", dst, "f", Input{Args: []uint64{5}})
+	if !c.Differ || !hasDifference(c, "stub-objects[4..5]: src 06 dst 07") {
+		t.Errorf("x + 2: Differ=%v %q (%s)", c.Differ, c.Differences, c.Detail)
 	}
 }

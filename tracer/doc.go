@@ -36,17 +36,33 @@
 //     parameters too; which of those are arguments is decided at the
 //     source's call site (callsite.go). Through each prototyped pointer
 //     parameter to a writable scalar (not const, not a pointer or an
-//     aggregate: Param.Out) that points into the stack or the heap, the
+//     aggregate: Param.Out) that points into the stack, the heap or a
+//     stub object (below), the
 //     stub writes StubOut of its hash (a small count for an integer, 0 for
 //     a character, so an output parameter the caller then reads holds a
 //     value both builds agree on rather than whatever the stack held: the
 //     caller's `size_t len; word(i, &len)` read an indeterminate len
 //     before, whose differences withoutUninitialized masked); it touches
-//     no other memory: the concrete counterpart of an uninterpreted
-//     function that writes its outputs from its arguments;
-//   - maps the heap (HeapAddr), the stack (StackAddr) and the call log
-//     (CallLogAddr) at fixed addresses, so both executables of a pair see the
-//     same pointer values, and a read-only page range at CanonAddr that the
+//     no other memory. A prototyped stub that returns a pointer (other
+//     than the allocators') returns an object of its own: the chunk of the
+//     arena at ArenaAddr (zero at the start of each run) that belongs to
+//     the call's place in the log, ArenaAddr + (n−1)·ArenaChunk for the
+//     n-th call, a made-up pointer past the last chunk; the caller may
+//     read and write it (`struct node *p = lookup(k); p->count++` faulted
+//     in both builds before, and nothing after the call was compared), and
+//     Result.Memory holds the arena as the region "stub-objects", compared
+//     like the heap. Distinct calls get disjoint objects, as a fresh
+//     object is (a callee declared `__attribute__((malloc))` may be
+//     assumed to return memory nothing else points to). This is the
+//     concrete counterpart of an uninterpreted function that writes its
+//     outputs from its arguments and returns a fresh object. What DWARF
+//     does not say, the stubs cannot honour: a callee declared
+//     `__attribute__((pure))` or `const` in the program's own header may
+//     be assumed by the optimizer to write nothing, and a run through its
+//     stub may then differ where the program does not;
+//   - maps the heap (HeapAddr), the stack (StackAddr), the call log
+//     (CallLogAddr) and the stub objects (ArenaAddr) at fixed addresses,
+//     so both executables of a pair see the same pointer values, and a read-only page range at CanonAddr that the
 //     tracer fills, before the snapshot, with the executable's table of
 //     canonical keys (symbols, read-only data, the stack);
 //   - sets RLIMIT_CORE, RLIMIT_FSIZE and RLIMIT_NPROC to 0, RLIMIT_CPU and

@@ -24,6 +24,13 @@ const (
 	// snapshot.
 	CanonAddr = 0x38000000
 	CanonSize = 1 << 20
+	// ArenaAddr is where the objects of pointer-returning stubs lie
+	// (stubPointer): ArenaChunks chunks of ArenaChunk bytes, zero at the
+	// start of every run, the n-th logged call's at ArenaAddr +
+	// (n-1)·ArenaChunk. Results hold it as the Region stubObjects.
+	ArenaAddr   = 0x3c000000
+	ArenaChunk  = 4 << 10
+	ArenaChunks = 256
 
 	defaultHeapSize  = 256 << 10
 	defaultStackSize = 1 << 20
@@ -83,6 +90,10 @@ var libcComputing = []string{
 	"__strncpy_chk", "__strcat_chk", "__strncat_chk", "__sprintf_chk", "__snprintf_chk",
 	"__vsprintf_chk", "__vsnprintf_chk",
 }
+
+// stubObjects names the arena in Result.Memory: no C identifier, so no
+// global's name.
+const stubObjects = "stub-objects"
 
 // StubID is the identifier a stub logs for function name: FNV-1a 64 of the name.
 func StubID(name string) uint64 {
@@ -174,6 +185,7 @@ type dataDef struct {
 type driverData struct {
 	Heap, HeapSize, Stack, StackSize, Log, LogSize uint64
 	Canon, CanonSize                               uint64
+	Arena, ArenaChunk, ArenaChunks                 uint64
 	LogCap                                         uint64
 	CPU, AS                                        uint64
 	StrMax                                         int
@@ -295,7 +307,19 @@ static double __eqc_tofloat(__eqc_u64 h) { return (double)(h >> 11) * 0x1p-53; }
 static int __eqc_writable(__eqc_u64 p, __eqc_u64 n)
 {
 	return (p >= {{hex .Heap}} && p + n <= {{hex .Heap}} + {{hex .HeapSize}}) ||
-		(p >= {{hex .Stack}} && p + n <= {{hex .Stack}} + {{hex .StackSize}});
+		(p >= {{hex .Stack}} && p + n <= {{hex .Stack}} + {{hex .StackSize}}) ||
+		(p >= {{hex .Arena}} && p + n <= {{hex .Arena}} + {{hex .ArenaChunk}} * {{.ArenaChunks}});
+}
+
+/* The object a pointer-returning stub returns (stubPointer): the chunk of
+   the arena that belongs to the call's place in the log, or h, a made-up
+   pointer, past the arena's last chunk. */
+static __eqc_u64 __eqc_object(__eqc_u64 h)
+{
+	__eqc_u64 seq = ((volatile __eqc_u64 *){{hex .Log}})[0];
+	if (seq == 0 || seq > {{.ArenaChunks}})
+		return h;
+	return {{hex .Arena}} + (seq - 1) * {{hex .ArenaChunk}};
 }
 
 /* Stubs of the undefined functions. */
@@ -370,6 +394,7 @@ __attribute__((constructor, used)) static void __eqc_init(void)
 	__eqc_map({{hex .Stack}}, {{hex .StackSize}}, 72, 3);
 	__eqc_map({{hex .Log}}, {{hex .LogSize}}, 73, 3);
 	__eqc_map({{hex .Canon}}, {{hex .CanonSize}}, 73, 1);
+	__eqc_map({{hex .Arena}}, {{hex .ArenaChunk}} * {{.ArenaChunks}}, 73, 3);
 	__eqc_live = 1;
 	if (__eqc_sys6(157 /* prctl */, 38 /* PR_SET_NO_NEW_PRIVS */, 1, 0, 0, 0, 0) != 0)
 		__eqc_die(75);
@@ -471,6 +496,9 @@ func stubOf(e *Extern, idx int) stubFunc {
 	default:
 		s.RetExpr = "return (" + s.Ret + ")h;"
 	}
+	if ret.Pointer && e.Prototyped && !allocators[e.Name] {
+		s.RetExpr = "return (" + s.Ret + ")__eqc_object(h);"
+	}
 	return s
 }
 
@@ -522,6 +550,7 @@ func DriverSource(obj *Object, opts LinkOptions) string {
 		Heap: HeapAddr, HeapSize: opts.HeapSize, Stack: StackAddr, StackSize: opts.StackSize,
 		Log: CallLogAddr, LogSize: CallLogSize, LogCap: callLogCapacity,
 		Canon: CanonAddr, CanonSize: CanonSize, StrMax: canonStringMax,
+		Arena: ArenaAddr, ArenaChunk: ArenaChunk, ArenaChunks: ArenaChunks,
 		CPU: uint64(opts.CPULimit.Seconds()), AS: opts.AddressSpace,
 	}
 	for i := range obj.Externs {

@@ -539,3 +539,44 @@ void use(long i, long *o)
 		}
 	}
 }
+
+// TestStubObjects: a stub returning a pointer returns the arena chunk of
+// its call's place in the log, zero at the start of every run, so a
+// caller may write and read through it; the writes are compared as
+// memory. Allocators keep their made-up pointers.
+func TestStubObjects(t *testing.T) {
+	src := `struct node { long key; long count; };
+struct node *lookup(long key);
+void *malloc(unsigned long);
+long bump(long key)
+{
+	struct node *a = lookup(key), *b = lookup(key + 1);
+	long before = a->count;
+	a->count += 1;
+	b->key = key;
+	return before * 1000 + (long)((char *)b - (char *)a) + (malloc(8) == (void *)0);
+}
+`
+	_, p := build(t, "stubobj", src, LinkOptions{}, "-O2")
+	for run := 0; run < 2; run++ {
+		r := call(t, p, "bump", Vector{Args: []uint64{42}}, nil)
+		if r.Outcome != Returned {
+			t.Fatalf("run %d: %v", run, r)
+		}
+		// Zero at the start (the second run sees no count of the first),
+		// one chunk apart, malloc's pointer not null.
+		if r.Rax != ArenaChunk {
+			t.Errorf("run %d: bump = %d, want %d", run, r.Rax, ArenaChunk)
+		}
+		objs := r.MemoryOf(stubObjects)
+		if len(objs) != ArenaChunk*ArenaChunks {
+			t.Fatalf("stub objects: %d bytes", len(objs))
+		}
+		if c := binary.LittleEndian.Uint64(objs[8:]); c != 1 {
+			t.Errorf("run %d: a->count = %d, want 1", run, c)
+		}
+		if k := binary.LittleEndian.Uint64(objs[ArenaChunk:]); k != 42 {
+			t.Errorf("run %d: b->key = %d, want 42", run, k)
+		}
+	}
+}
