@@ -47,7 +47,8 @@
 //     than the allocators') returns an object of its own: the chunk of the
 //     arena at ArenaAddr (zero at the start of each run) that belongs to
 //     the call's place in the log, ArenaAddr + (n−1)·ArenaChunk for the
-//     n-th call, a made-up pointer past the last chunk; the caller may
+//     n-th call, a made-up pointer past the last chunk, and NULL when its
+//     hash is 0 modulo 8 (a lookup that found nothing); the caller may
 //     read and write it (`struct node *p = lookup(k); p->count++` faulted
 //     in both builds before, and nothing after the call was compared), and
 //     Result.Memory holds the arena as the region "stub-objects", compared

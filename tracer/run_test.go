@@ -540,10 +540,11 @@ void use(long i, long *o)
 	}
 }
 
-// TestStubObjects: a stub returning a pointer returns the arena chunk of
-// its call's place in the log, zero at the start of every run, so a
-// caller may write and read through it; the writes are compared as
-// memory. Allocators keep their made-up pointers.
+// TestStubObjects: a stub returning a pointer returns NULL when its hash
+// is 0 modulo 8, else the arena chunk of its call's place in the log,
+// zero at the start of every run, so a caller may write and read through
+// it; the writes are compared as memory. Allocators keep their made-up
+// pointers.
 func TestStubObjects(t *testing.T) {
 	src := `struct node { long key; long count; };
 struct node *lookup(long key);
@@ -551,6 +552,8 @@ void *malloc(unsigned long);
 long bump(long key)
 {
 	struct node *a = lookup(key), *b = lookup(key + 1);
+	if (!a || !b)
+		return -7;
 	long before = a->count;
 	a->count += 1;
 	b->key = key;
@@ -558,25 +561,38 @@ long bump(long key)
 }
 `
 	_, p := build(t, "stubobj", src, LinkOptions{}, "-O2")
-	for run := 0; run < 2; run++ {
-		r := call(t, p, "bump", Vector{Args: []uint64{42}}, nil)
+	null := func(k int64) bool { return StubResult("lookup", []uint64{uint64(k)})&7 == 0 }
+	seen := map[bool]int{}
+	for key := int64(0); key < 40; key++ {
+		r := call(t, p, "bump", Vector{Args: []uint64{uint64(key)}}, nil)
 		if r.Outcome != Returned {
-			t.Fatalf("run %d: %v", run, r)
+			t.Fatalf("bump(%d): %v", key, r)
 		}
-		// Zero at the start (the second run sees no count of the first),
-		// one chunk apart, malloc's pointer not null.
+		isNull := null(key) || null(key+1)
+		seen[isNull]++
+		if isNull {
+			if int64(r.Rax) != -7 {
+				t.Errorf("bump(%d) = %d, want -7 (a NULL object)", key, int64(r.Rax))
+			}
+			continue
+		}
+		// Zero at the start (no run sees an earlier run's count), one
+		// chunk apart, malloc's pointer not null.
 		if r.Rax != ArenaChunk {
-			t.Errorf("run %d: bump = %d, want %d", run, r.Rax, ArenaChunk)
+			t.Errorf("bump(%d) = %d, want %d", key, r.Rax, ArenaChunk)
 		}
 		objs := r.MemoryOf(stubObjects)
 		if len(objs) != ArenaChunk*ArenaChunks {
 			t.Fatalf("stub objects: %d bytes", len(objs))
 		}
 		if c := binary.LittleEndian.Uint64(objs[8:]); c != 1 {
-			t.Errorf("run %d: a->count = %d, want 1", run, c)
+			t.Errorf("bump(%d): a->count = %d, want 1", key, c)
 		}
-		if k := binary.LittleEndian.Uint64(objs[ArenaChunk:]); k != 42 {
-			t.Errorf("run %d: b->key = %d, want 42", run, k)
+		if k := binary.LittleEndian.Uint64(objs[ArenaChunk:]); k != uint64(key) {
+			t.Errorf("bump(%d): b->key = %d", key, k)
 		}
+	}
+	if seen[true] == 0 || seen[false] == 0 {
+		t.Errorf("keys 0..39: %d with a NULL object, %d without; want both", seen[true], seen[false])
 	}
 }
