@@ -298,17 +298,29 @@ func scalarOf(d *dwarf.Data, off dwarf.Offset) (Param, bool) {
 	if err != nil {
 		return Param{}, false
 	}
+	t, _ = unqualified(t)
+	return scalarOfType(t)
+}
+
+// unqualified is t without its typedefs and qualifiers, and whether a
+// const was among them.
+func unqualified(t dwarf.Type) (dwarf.Type, bool) {
+	isConst := false
 	for {
 		switch tt := t.(type) {
 		case *dwarf.TypedefType:
 			t = tt.Type
 			continue
 		case *dwarf.QualType:
+			isConst = isConst || tt.Qual == "const"
 			t = tt.Type
 			continue
 		}
-		break
+		return t, isConst
 	}
+}
+
+func scalarOfType(t dwarf.Type) (Param, bool) {
 	switch tt := t.(type) {
 	case *dwarf.PtrType:
 		return Param{Kind: ScalarInt, Size: 8, Pointer: true, Out: writablePointee(tt.Type)}, true
@@ -338,43 +350,12 @@ func scalarOf(d *dwarf.Data, off dwarf.Offset) (Param, bool) {
 // a pointer (a made-up pointer would be dereferenced later), an aggregate
 // or void.
 func writablePointee(t dwarf.Type) Pointee {
-	for {
-		switch tt := t.(type) {
-		case *dwarf.TypedefType:
-			t = tt.Type
-			continue
-		case *dwarf.QualType:
-			if tt.Qual == "const" {
-				return Pointee{}
-			}
-			t = tt.Type
-			continue
-		}
-		break
-	}
-	if t == nil {
+	t, isConst := unqualified(t)
+	if isConst || t == nil {
 		return Pointee{}
 	}
-	if _, ptr := t.(*dwarf.PtrType); ptr {
-		return Pointee{}
-	}
-	// scalarOf reads the type by offset; t is already resolved.
-	var p Param
-	var ok bool
-	switch tt := t.(type) {
-	case *dwarf.BoolType:
-		p, ok = Param{Kind: ScalarInt, Size: 1, Bool: true}, true
-	case *dwarf.IntType, *dwarf.CharType, *dwarf.UintType, *dwarf.UcharType, *dwarf.EnumType:
-		p, ok = intParam(t.Size(), false)
-	case *dwarf.FloatType:
-		switch tt.ByteSize {
-		case 4:
-			p, ok = Param{Kind: ScalarFloat32, Size: 4}, true
-		case 8:
-			p, ok = Param{Kind: ScalarFloat64, Size: 8}, true
-		}
-	}
-	if !ok {
+	p, ok := scalarOfType(t)
+	if !ok || p.Pointer || p.Kind == ScalarVoid {
 		return Pointee{}
 	}
 	return Pointee{Kind: p.Kind, Size: p.Size, Bool: p.Bool}
