@@ -27,7 +27,8 @@ const (
 	// ArenaAddr is where the objects of pointer-returning stubs lie:
 	// ArenaChunks chunks of ArenaChunk bytes, zero at the start of every
 	// run, the n-th logged call's at ArenaAddr + (n-1)·ArenaChunk (a stub
-	// returns NULL instead when its hash is 0 modulo 8). Results hold it as the Region stubObjects.
+	// returns NULL instead when its hash is 0 modulo 8). Results hold it
+	// as the Region stubObjects.
 	ArenaAddr   = 0x3c000000
 	ArenaChunk  = 4 << 10
 	ArenaChunks = 256
@@ -130,8 +131,9 @@ func StubFloat(h uint64) float64 { return float64(h>>11) * math.Ldexp(1, -53) }
 
 // StubOut is the value a stub whose result hash is h, called as the
 // seq-th logged call of the run (from 1), writes through its parameter i
-// when that is a pointer to a writable scalar (Param.Out), as 64 bits: a _Bool pointee takes the lowest bit, a floating-point pointee
-// StubFloat of it, a wider integer pointee the low 12 bits (a small
+// when that is a pointer to a writable scalar (Param.Out), as 64 bits: a
+// _Bool pointee takes the lowest bit, a floating-point pointee StubFloat
+// of it, a wider integer pointee the low 12 bits (a small
 // nonnegative number, as a count or a length an output parameter returns
 // is, whose sums and products do not overflow: the UB monitor takes any
 // wrapping add for a possible signed overflow and drops the input); a
@@ -347,9 +349,12 @@ static __eqc_u64 __eqc_object(__eqc_u64 h)
 {{- end}}
 	__eqc_u64 h = __eqc_stub({{hex .ID}}, {{len .Params}} + {{.Extra}}, a, (__eqc_u64)__builtin_return_address(0), {{.Hashed}}, {{hex .PtrMask}});
 {{- if .Outs}}
-	__eqc_u64 seq = ((volatile __eqc_u64 *){{hex $.Log}})[0];
+	/* Outputs (outStatement); none before the log is mapped. */
+	if (__eqc_live) {
+		__eqc_u64 seq = ((volatile __eqc_u64 *){{hex $.Log}})[0];
 {{- range .Params}}{{if .Out}}
-	{{.Out}}{{end}}{{end}}
+		{{.Out}}{{end}}{{end}}
+	}
 {{- end}}
 {{- if .NoReturn}}
 	/* A callee that never returns: the run ends here (EndedInCall). */
@@ -508,8 +513,8 @@ func stubOf(e *Extern, idx int) stubFunc {
 
 // outStatement is the C statement by which a stub writes StubOut through
 // its parameter i (a[i] widened, h its result hash, seq the call's place
-// in the log), or "" when p is no
-// pointer to a writable scalar or the stub has no prototype. The value is
+// in the log), or "" when p is no pointer to a writable scalar or the
+// stub has no prototype. The value is
 // a function of the arguments by meaning alone, as a real callee's
 // output would be, so two builds that pass equal arguments read equal
 // outputs; an optimizer must assume any callee writes through a pointer
