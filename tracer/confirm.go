@@ -376,9 +376,9 @@ const (
 //
 // The target runs on the same stack too (dv): bytes that change with it
 // in both runs, and differ between the two runs on it, are read by both
-// from the one fill (a value a callee's stub was to write through a
-// pointer and did not, which both builds then read), so they stay
-// compared.
+// from the one fill (a value a callee was to write where its stub does
+// not: through a pointer to an aggregate, or a scalar a stub without a
+// prototype was given), so they stay compared.
 func (cf *Confirmer) withoutUninitialized(ctx context.Context, c *Confirmation, v, dv Vector, first, dst *Result) error {
 	src := cf.src
 	poisoned := func(s *confirmSide, v Vector, first bool) (*Result, error) {
@@ -1375,11 +1375,10 @@ func (st *cmpState) compareRegion(name, global string, typed bool, a, b []byte, 
 		i++
 	}
 	const maxRuns = 4
-	for _, r := range runs[:min(len(runs), 4*maxRuns)] {
-		if !typed {
-			break
+	if typed {
+		for _, r := range runs[:min(len(runs), 4*maxRuns)] {
+			st.c.Regions = append(st.c.Regions, RegionDiff{Global: global, Lo: r[0], Hi: r[1]})
 		}
-		st.c.Regions = append(st.c.Regions, RegionDiff{Global: global, Lo: r[0], Hi: r[1]})
 	}
 	for k, r := range runs {
 		if k == maxRuns {

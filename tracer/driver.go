@@ -32,6 +32,7 @@ const (
 	ArenaAddr   = 0x3c000000
 	ArenaChunk  = 4 << 10
 	ArenaChunks = 256
+	ArenaSize   = ArenaChunk * ArenaChunks
 
 	defaultHeapSize  = 256 << 10
 	defaultStackSize = 1 << 20
@@ -187,7 +188,7 @@ type dataDef struct {
 type driverData struct {
 	Heap, HeapSize, Stack, StackSize, Log, LogSize uint64
 	Canon, CanonSize                               uint64
-	Arena, ArenaChunk, ArenaChunks                 uint64
+	Arena, ArenaSize, ArenaChunk, ArenaChunks      uint64
 	LogCap                                         uint64
 	CPU, AS                                        uint64
 	StrMax                                         int
@@ -310,7 +311,7 @@ static int __eqc_writable(__eqc_u64 p, __eqc_u64 n)
 {
 	return (p >= {{hex .Heap}} && p + n <= {{hex .Heap}} + {{hex .HeapSize}}) ||
 		(p >= {{hex .Stack}} && p + n <= {{hex .Stack}} + {{hex .StackSize}}) ||
-		(p >= {{hex .Arena}} && p + n <= {{hex .Arena}} + {{hex .ArenaChunk}} * {{.ArenaChunks}});
+		(p >= {{hex .Arena}} && p + n <= {{hex .Arena}} + {{hex .ArenaSize}});
 }
 
 /* The object a pointer-returning stub returns: NULL for one hash in
@@ -403,7 +404,7 @@ __attribute__((constructor, used)) static void __eqc_init(void)
 	__eqc_map({{hex .Stack}}, {{hex .StackSize}}, 72, 3);
 	__eqc_map({{hex .Log}}, {{hex .LogSize}}, 73, 3);
 	__eqc_map({{hex .Canon}}, {{hex .CanonSize}}, 73, 1);
-	__eqc_map({{hex .Arena}}, {{hex .ArenaChunk}} * {{.ArenaChunks}}, 73, 3);
+	__eqc_map({{hex .Arena}}, {{hex .ArenaSize}}, 73, 3);
 	__eqc_live = 1;
 	if (__eqc_sys6(157 /* prctl */, 38 /* PR_SET_NO_NEW_PRIVS */, 1, 0, 0, 0, 0) != 0)
 		__eqc_die(75);
@@ -559,7 +560,7 @@ func DriverSource(obj *Object, opts LinkOptions) string {
 		Heap: HeapAddr, HeapSize: opts.HeapSize, Stack: StackAddr, StackSize: opts.StackSize,
 		Log: CallLogAddr, LogSize: CallLogSize, LogCap: callLogCapacity,
 		Canon: CanonAddr, CanonSize: CanonSize, StrMax: canonStringMax,
-		Arena: ArenaAddr, ArenaChunk: ArenaChunk, ArenaChunks: ArenaChunks,
+		Arena: ArenaAddr, ArenaSize: ArenaSize, ArenaChunk: ArenaChunk, ArenaChunks: ArenaChunks,
 		CPU: uint64(opts.CPULimit.Seconds()), AS: opts.AddressSpace,
 	}
 	for i := range obj.Externs {

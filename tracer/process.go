@@ -834,7 +834,7 @@ func (p *Process) collect(res *Result, regs *syscall.PtraceRegs, fp *fpregs) err
 		res.Memory = append(res.Memory, Region{Name: g.Name, Addr: g.Addr, Data: make([]byte, g.Size)})
 	}
 	res.Memory = append(res.Memory, Region{Name: "heap", Addr: HeapAddr, Data: make([]byte, p.exe.HeapSize)})
-	res.Memory = append(res.Memory, Region{Name: stubObjects, Addr: ArenaAddr, Data: make([]byte, ArenaChunk*ArenaChunks)})
+	res.Memory = append(res.Memory, Region{Name: stubObjects, Addr: ArenaAddr, Data: make([]byte, ArenaSize)})
 	for _, m := range res.Memory {
 		if err := p.readPopulated(m.Addr, m.Data); err != nil {
 			return err

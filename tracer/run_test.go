@@ -582,7 +582,7 @@ long bump(long key)
 			t.Errorf("bump(%d) = %d, want %d", key, r.Rax, ArenaChunk)
 		}
 		objs := r.MemoryOf(stubObjects)
-		if len(objs) != ArenaChunk*ArenaChunks {
+		if len(objs) != ArenaSize {
 			t.Fatalf("stub objects: %d bytes", len(objs))
 		}
 		if c := binary.LittleEndian.Uint64(objs[8:]); c != 1 {
