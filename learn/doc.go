@@ -45,7 +45,14 @@
 //
 //   - Equalities are exact, not heuristic: the sample–check–resample loop
 //     of §4.4 stops only when every generator holds on every row, at which
-//     point the sample's kernel equals the whole data's.
+//     point the sample's kernel equals the whole data's. What is reported
+//     leaves out the relations the rows cannot tell from chance: those
+//     with a coefficient far from zero over at least as many variables
+//     as the rows have distinct points on them (through d points in
+//     s ≥ d dimensions some affine relation always passes: the entry
+//     registers of five runs). The others are rewritten, within the
+//     kernel, not to name those relations' lowest-indexed variables
+//     (equalities.go, coincidental and withoutChance).
 //   - Output is deterministic for given states and Options (sampling uses
 //     a seeded generator), has no duplicate terms and no x = x.
 //   - Equalities are solved for the highest-indexed variable with an odd

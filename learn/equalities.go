@@ -1,6 +1,8 @@
 package learn
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"slices"
 )
 
@@ -177,7 +179,7 @@ func kernelRels(t *table, kept []int, opt Options, e *eqResult) []linRel {
 		slices.Sort(sample)
 	}
 	signedReduce(h, 64)
-	var out []linRel
+	var plain, chance [][]uint64
 	for _, v := range minimal(h, 64) {
 		nat := unpermute(v)
 		full := make([]uint64, t.n+1)
@@ -185,11 +187,132 @@ func kernelRels(t *table, kept []int, opt Options, e *eqResult) []linRel {
 			full[i] = nat[c]
 		}
 		full[t.n] = nat[n]
-		if r, ok := relFromVector(full); ok {
+		if r, ok := relFromVector(full); ok && coincidental(t, r) {
+			chance = append(chance, full)
+		} else {
+			plain = append(plain, full)
+		}
+	}
+	if len(chance) > 0 {
+		plain = withoutChance(t, plain, chance)
+	}
+	var out []linRel
+	for _, v := range plain {
+		if r, ok := relFromVector(v); ok && !coincidental(t, r) && !slices.ContainsFunc(out, r.equal) {
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// withoutChance rewrites the plain relations so that they name as few of
+// the lowest-indexed variables as the chance ones allow. The kernel's
+// reduced form solves each generator for its highest-indexed variable and
+// substitutes it everywhere: when a coincidental relation has solved an
+// array's base for the entry registers (base = 0x7bae…·e0 + …), the
+// loop's own p = base + 4·i reads p = 0x7bae…·e0 + … + 4·i, which no
+// run refutes but no proof can use. Eliminating the chance relations'
+// lowest-indexed variables (the caller's explaining columns, the entry
+// state's registers among them) instead brings base back. Both rewrites
+// stay in the kernel's span, so every relation still holds on every row.
+func withoutChance(t *table, plain, chance [][]uint64) [][]uint64 {
+	// The chance relations' Howell form leads at the lowest-indexed
+	// columns, so a relation of few high-indexed variables that the
+	// kernel's form mixed into them (twice = 2·e3 among the entry
+	// registers' coincidences) is one of its rows of its own.
+	// Reducing by the whole form (the Howell property needs every row)
+	// gives each plain relation the one representative of its class
+	// modulo the chance relations that is zero in their leading columns.
+	h := Howell(chance, 64)
+	var found [][]uint64
+	for _, row := range h {
+		if r, ok := relFromVector(row); ok && !coincidental(t, r) {
+			found = append(found, slices.Clone(row))
+		}
+	}
+	for _, u := range plain {
+		changed := false
+		for _, row := range h {
+			j := leading(row)
+			// The remainder in [−2^(k−1), 2^(k−1)), as signedReduce:
+			// p = base − 2·e3 keeps its −2 against a lead of 2^62.
+			q := u[j]
+			if k := uint(bits.TrailingZeros64(row[j])); k > 0 {
+				q = (u[j] + 1<<(k-1)) >> k
+			}
+			if q != 0 {
+				subMul(u, row, q, j, mask(64))
+				changed = true
+			}
+		}
+		if !changed {
+			continue
+		}
+		// As signedReduce does: where every row's x_j is a multiple of
+		// 2^z, c_j matters only mod 2^(64−z); read it in the signed range
+		// (base ≡ 0 mod 4 lets p = base + 4·i read p = 0xc000…01·base + 4·i).
+		for j, c := range u[:t.n] {
+			z := 64
+			for _, x := range t.cols[j] {
+				z = min(z, bits.TrailingZeros64(x))
+			}
+			if c == 0 || z == 0 || z == 64 {
+				continue
+			}
+			k := uint(64 - z)
+			u[j] = (c+1<<(k-1))&mask(k) - 1<<(k-1)
+		}
+	}
+	return append(plain, found...)
+}
+
+// maxPlainCoef bounds the coefficients of a relation that fewer rows than
+// its variables can still support (coincidental).
+const maxPlainCoef = 1 << 16
+
+// coincidental reports whether relation r fits t's rows by coincidence:
+// its support (the variables it names, its subject among them) is at
+// least as large as the number of distinct rows over that support, and a
+// coefficient is far from zero. Through d points in s ≥ d dimensions some
+// affine relation always passes, and the kernel finds one, with
+// coefficients that look random; a loop node whose samples come from five
+// runs gets such relations among the entry registers the runs left
+// unset (gcc's scale: zext(k) = 0x003a4340a0000000·rsp + … ), and each
+// costs Houdini seconds of bit-blasted multiplication before a
+// counterexample drops it. A relation with small coefficients (a stride,
+// a scale) is kept however few rows show it: it is what the code
+// computes more often than chance. Dropping a candidate is always sound;
+// only completeness is at stake, and only for relations the rows cannot
+// tell from chance.
+func coincidental(t *table, r linRel) bool {
+	m := mask(r.mod)
+	support, large := []int{r.subj}, false
+	for i, c := range r.coef {
+		c &= m
+		if c == 0 {
+			continue
+		}
+		support = append(support, i)
+		if min(c, -c&m) > maxPlainCoef {
+			large = true
+		}
+	}
+	if !large {
+		return false
+	}
+	seen := map[string]bool{}
+	key := make([]byte, 0, 8*len(support))
+	for row := 0; row < t.rows; row++ {
+		key = key[:0]
+		for _, i := range support {
+			key = binary.LittleEndian.AppendUint64(key, t.cols[i][row])
+		}
+		seen[string(key)] = true
+		if len(seen) > len(support) {
+			return false
+		}
+	}
+	return true
 }
 
 // narrowed returns r modulo 2^w, for a relation over Z/2^64 whose subject
@@ -199,6 +322,11 @@ func kernelRels(t *table, kept []int, opt Options, e *eqResult) []linRel {
 // mod 2^32 (s ≡ x0 + x1 + x2 + x3), of which the kernel, seeing no wrap on
 // its rows, may give only the 64-bit form, or a basis whose high
 // coefficients (2^63·i) vanish only mod 2^32.
+// equal reports whether r and o are the same relation.
+func (r linRel) equal(o linRel) bool {
+	return r.subj == o.subj && r.c0 == o.c0 && r.mod == o.mod && slices.Equal(r.coef, o.coef)
+}
+
 func (r linRel) narrowed(w uint32) (linRel, bool) {
 	if r.mod != 64 || w >= 64 || w == 0 {
 		return linRel{}, false

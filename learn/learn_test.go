@@ -442,3 +442,42 @@ func BenchmarkLearn60x200Independent(b *testing.B) {
 		}
 	}
 }
+
+// TestEqualitiesCoincidental: a loop node's rows come from five runs, each
+// visiting it many times. Six entry columns are constant within a run
+// (registers the runs left unset), so through their five distinct points
+// many affine relations pass, with coefficients that look random: none of
+// them may be reported. The loop's own relations (p = base + 4·i, a
+// per-run constant scaled by 2) still are, and so is a relation with a
+// large coefficient that many rows show (k = 0x9e3779b9·i: a multiplication
+// strength-reduced to an induction variable).
+func TestEqualitiesCoincidental(t *testing.T) {
+	names := []string{"e0", "e1", "e2", "e3", "e4", "e5", "base", "twice", "i", "p", "k"}
+	for seed := uint64(0); seed < 10; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		f := newFixture(names, nil)
+		for run := 0; run < 5; run++ {
+			var e [6]uint64
+			for j := range e {
+				e[j] = rng.Uint64()
+			}
+			base := rng.Uint64() &^ 3
+			for i := uint64(0); i < 1+uint64(run)*3; i++ {
+				f.states = append(f.states, State{Vals: []uint64{e[0], e[1], e[2], e[3], e[4], e[5], base, 2 * e[3], i, base + 4*i, 0x9e3779b9 * i}})
+			}
+		}
+		cs := f.learn(t, Options{Seed: seed, Kinds: Kinds(Equality)})
+		f.holdsEverywhere(t, cs)
+		eqs := descs(cs, Equality)
+		for _, want := range []string{"p = base + 4·i", "twice = 2·e3", "k = 0x9e3779b9·i"} {
+			if !slices.Contains(eqs, want) {
+				t.Fatalf("seed %d: %q missing from %q", seed, want, eqs)
+			}
+		}
+		for _, d := range eqs {
+			if strings.Count(d, "·")+strings.Count(d, "+")+strings.Count(d, "−") > 2 {
+				t.Fatalf("seed %d: coincidental relation %q among %q", seed, d, eqs)
+			}
+		}
+	}
+}
