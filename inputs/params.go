@@ -188,9 +188,11 @@ type RegisterParam struct {
 }
 
 // RegisterParams walks the signature over the six integer argument
-// registers in order, up to the first parameter that is not a scalar in
-// one of them (a float, an aggregate, one passed in memory: the registers
-// after it are not followed), and returns what each register carries and
+// registers in order, past float and double parameters (they take xmm
+// registers, and the integer ones after them are assigned in order), up
+// to the first parameter that is not a scalar in one of them (an
+// aggregate, one passed in memory: the registers after it are not
+// followed), and returns what each register carries and
 // how many carry parameters; a variadic or missing signature carries
 // parameters in all six.
 func RegisterParams(sig *x86.FuncDebug) ([]RegisterParam, int) {
@@ -201,6 +203,9 @@ func RegisterParams(sig *x86.FuncDebug) ([]RegisterParam, int) {
 	}
 	n := 0
 	for _, p := range s.Params {
+		if p.Kind == Float {
+			continue // in an xmm register: the next integer one is the next integer parameter's
+		}
 		if p.Kind != Int && p.Kind != Pointer {
 			return out, len(out)
 		}

@@ -100,8 +100,9 @@ func TestClassifyNoSignature(t *testing.T) {
 	}
 }
 
-// TestRegisterParams follows the registers up to the first parameter
-// that is not a scalar in one register.
+// TestRegisterParams follows the registers past floats (in xmm
+// registers) up to the first parameter that is not a scalar in one
+// register.
 func TestRegisterParams(t *testing.T) {
 	i32 := x86.Type{Kind: x86.KindInt, Size: 4, Signed: true}
 	i64 := x86.Type{Kind: x86.KindInt, Size: 8, Signed: true}
@@ -121,7 +122,9 @@ func TestRegisterParams(t *testing.T) {
 		n    int
 	}{
 		{params(i32, str, ptr, i64), "N S P -", 4},
-		{params(i64, dbl, i32), "- - -", 6}, // a float: not followed past it
+		{params(i64, dbl, i32), "- N -", 2}, // a double takes xmm0: the int is in rsi
+		{params(ptr, dbl, dbl, i32, ptr), "P N P -", 3},
+		{params(i64, x86.Type{Kind: x86.KindFloat, Size: 16}, i32), "- - -", 6}, // long double: memory, not followed past it
 		{&x86.FuncDebug{Params: []x86.Variable{{Type: i32}}, Variadic: true}, "- - -", 6},
 	} {
 		regs, n := RegisterParams(c.sig)
