@@ -202,7 +202,7 @@ func check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	p.OBVA, p.Models = models.Has(ub.OBVA), models
+	p.SetModels(models)
 	res.ALOCSrc, res.ALOCDst = len(p.Src.Fn.Insts), len(p.Dst.Fn.Insts)
 	res.LoopsSrc, res.LoopsDst = len(p.Src.Fn.Loops), len(p.Dst.Fn.Loops)
 	res.CompositeEdgesDst = p.Dst.TFG.CompositeEdges()

@@ -61,7 +61,7 @@ func raceLoops(ctx context.Context, p *pair.Pair, correlator string, s prove.Sol
 		if err != nil {
 			return &pair.Outcome{Verdict: Unknown, Reason: "internal-error: loading the pair again for the " + e.Name() + " engine: " + err.Error()}
 		}
-		twin.OBVA, twin.Models = p.OBVA, p.Models
+		twin.SetModels(p.Models)
 		pairs[e.Name()] = twin
 	}
 	claims := &claimSet{}

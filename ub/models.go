@@ -11,7 +11,13 @@ type Model uint8
 
 // The models, in the order --ub lists them: signed integer overflow,
 // type-based strict aliasing, out-of-bounds variable access, shift
-// amounts, division by zero, null dereference, misaligned access.
+// amounts, division by zero, null dereference, misaligned access, and
+// NaN payloads. The last is no undefined behaviour but an unspecified
+// value: which NaN an addition or multiplication of two NaNs returns
+// (C leaves a NaN's payload unspecified; SSE returns the first operand's,
+// so a compiler that commutes the operands, as gcc and clang do, changes
+// it). Under it the lifter makes those operations commutative functions
+// of their operands (x86.TFGOptions.AnyNaN).
 const (
 	SIO Model = iota
 	TBSA
@@ -20,11 +26,12 @@ const (
 	Div
 	Null
 	Align
+	NaN
 	numModels
 )
 
 // names are the models as --ub spells them, by Model.
-var names = [numModels]string{"sio", "tbsa", "obva", "shift", "div", "null", "align"}
+var names = [numModels]string{"sio", "tbsa", "obva", "shift", "div", "null", "align", "nan"}
 
 // String is the model as --ub spells it.
 func (m Model) String() string {

@@ -136,6 +136,11 @@ func (c *ctx) fpBinary(name string, w uint32, x, y ir.Term) ir.Term {
 	b := c.b
 	lt := b.Ult(x, y)
 	r := c.applyNamed(name, ir.BVSort(w), b.Ite(lt, x, y), b.Ite(lt, y, x))
+	if c.s.AnyNaN {
+		// The function decides the two-NaN case too: for every choice of
+		// NaN it may make, both orders of the operands agree.
+		return r
+	}
 	quietBit := b.Const(w, 1<<(fpMantissa(w)-1))
 	return b.Ite(b.And(fpIsNaN(b, x, w), fpIsNaN(b, y, w)), b.BVOr(x, quietBit), r)
 }

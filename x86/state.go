@@ -47,6 +47,11 @@ type State struct {
 	// for architecturally undefined results, so that two programs lifted into
 	// one Builder do not share them.
 	Prefix string
+	// AnyNaN makes SSE addition and multiplication functions of the
+	// unordered pair of their operands: which NaN two NaNs give is left to
+	// the function, as C leaves it, where the CPU returns the first
+	// operand's (fpBinary). Exact semantics have it false.
+	AnyNaN bool
 	// fresh counts fresh variables; it is shared by clones of a state so
 	// that forks of one path never reuse a name for two different values.
 	fresh *uint64

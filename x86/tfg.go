@@ -75,6 +75,10 @@ type TFGOptions struct {
 	// Callees, when set, gives each callee's prototype and argument
 	// registers, the same for both functions of a pair (PairCallees).
 	Callees *Callees
+	// AnyNaN lifts SSE addition and multiplication as functions of their
+	// two operands in either order, the NaN of two NaN operands included
+	// (State.AnyNaN: the UB model nan).
+	AnyNaN bool
 }
 
 // CalleeArgRegs are the integer argument registers of the SysV ABI.
@@ -94,6 +98,7 @@ func BuildTFG(b *ir.Builder, fn *Function, opts TFGOptions) *ir.TFG {
 	}
 	l.g = ir.NewTFG(b, fn.Name, StateLayout(b, opts.Names))
 	l.base = NewStateNamed(b, opts.Names)
+	l.base.AnyNaN = opts.AnyNaN
 	l.calls = map[int]CallSite{}
 	for _, cs := range fn.CallSites {
 		l.calls[cs.Inst] = cs

@@ -137,7 +137,7 @@ func Verify(ctx context.Context, req Request, s prove.Solver) (Verification, err
 	if err != nil {
 		return v, err
 	}
-	p.OBVA, p.Models = models.Has(ub.OBVA), models
+	p.SetModels(models)
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)

@@ -87,11 +87,7 @@ func Load(srcPath, srcFunc, dstPath, dstFunc string, context ...string) (*Pair, 
 	// One prototype per callee for both lifts, and the argument
 	// registers the source's call sites set.
 	p.Callees = x86.PairCallees(p.Src.File, p.Src.Fn, p.Dst.File, p.Dst.Fn)
-	p.Src.lift(b, SrcPrefix, p.Callees)
-	p.Dst.lift(b, DstPrefix, p.Callees)
-	for i, sv := range p.Dst.TFG.State {
-		p.Entry[sv.Var] = p.Src.TFG.State[i].Var
-	}
+	p.lift()
 	for _, path := range context {
 		f, err := x86.Open(path)
 		if err != nil {
@@ -100,6 +96,28 @@ func Load(srcPath, srcFunc, dstPath, dstFunc string, context ...string) (*Pair, 
 		p.Context = append(p.Context, f)
 	}
 	return p, nil
+}
+
+// lift lifts both sides, exactly or, under the model nan, with SSE
+// addition and multiplication commutative (x86.TFGOptions.AnyNaN).
+func (p *Pair) lift() {
+	anyNaN := p.Models.Has(ub.NaN)
+	p.Src.lift(p.B, SrcPrefix, p.Callees, anyNaN)
+	p.Dst.lift(p.B, DstPrefix, p.Callees, anyNaN)
+	for i, sv := range p.Dst.TFG.State {
+		p.Entry[sv.Var] = p.Src.TFG.State[i].Var
+	}
+}
+
+// SetModels sets the UB models of the check (Models, OBVA), lifting both
+// sides again when the model nan changes what they compute. Call it
+// before anything reads the TFGs.
+func (p *Pair) SetModels(models ub.Set) {
+	relift := models.Has(ub.NaN) != p.Models.Has(ub.NaN)
+	p.OBVA, p.Models = models.Has(ub.OBVA), models
+	if relift {
+		p.lift()
+	}
 }
 
 // open harvests the file at path and decodes its function name.
@@ -116,8 +134,8 @@ func open(path, name string) (Side, error) {
 }
 
 // lift builds the side's TFG with the variables of prefix.
-func (s *Side) lift(b *ir.Builder, prefix string, callees *x86.Callees) {
-	s.TFG = x86.BuildTFG(b, s.Fn, x86.TFGOptions{Names: x86.StateNames{Prefix: prefix}, File: s.File, Callees: callees})
+func (s *Side) lift(b *ir.Builder, prefix string, callees *x86.Callees, anyNaN bool) {
+	s.TFG = x86.BuildTFG(b, s.Fn, x86.TFGOptions{Names: x86.StateNames{Prefix: prefix}, File: s.File, Callees: callees, AnyNaN: anyNaN})
 	s.TFG.Simplifier = ir.NewSimplifier(b)
 }
 
