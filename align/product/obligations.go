@@ -78,7 +78,13 @@ func (pr *Product) houdini(ctx context.Context, s prove.Solver, pre ir.Term) (in
 	}
 	o := prove.HoudiniOptions{Split: true, QueryTimeout: houdiniQueryBudget(ctx)}
 	if w := pr.learning.Weaken; w != nil {
-		o.Weaken = func(c ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool) { return w(pr.p.B, c, value) }
+		o.Weaken = func(c ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool) {
+			t, ok := w(pr.p.B, c, value)
+			if ok {
+				t = pr.snapBound(t)
+			}
+			return t, ok
+		}
 	}
 	o.Refine = func(site int, value func(ir.Term) (ir.Value, bool)) []ir.Term {
 		return pr.refine(pr.Nodes[site], value)

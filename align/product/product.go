@@ -33,13 +33,14 @@ import (
 
 // Product is a product program under construction or proof.
 type Product struct {
-	p     *pair.Pair
-	Nodes []*PNode
-	Edges []*PEdge
-	index map[pair.NodeKey]int
-	simp  *ir.Simplifier
-	rsp0  ir.Term
-	live  [2]map[ir.NodeID]map[int]bool // per side, per anchor
+	p          *pair.Pair
+	condConsts map[uint32][]uint64 // conditionConstants, by width
+	Nodes      []*PNode
+	Edges      []*PEdge
+	index      map[pair.NodeKey]int
+	simp       *ir.Simplifier
+	rsp0       ir.Term
+	live       [2]map[ir.NodeID]map[int]bool // per side, per anchor
 	// edgeSamples are the aligned states after which the runs took each
 	// product edge (by its from-node and target anchor, via unset: the
 	// edges of one step's via sets share its states, the guesses made on
