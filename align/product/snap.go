@@ -18,12 +18,18 @@ import (
 // counterexample asks, never weaker than the width's extreme, and, like
 // every candidate, kept only if proved preserved.
 
+// maxSnap is how much further than the counterexample a snapped bound
+// may move: a loop's guard is a few values from where its runs stopped
+// (digits: 1000 against 1007), and a constant far off is another
+// condition's (atoi_dec's x ≥ 48, the digit '0', is not x ≥ 2).
+const maxSnap = 16
+
 // snapBound returns bound t (k ≤ x or x ≤ k, unsigned or signed, as
 // learn.WeakenBound makes them) with k moved to the nearest constant of
-// the programs' conditions (or one next to it) that t's bound admits: the
-// largest at most k for a lower bound, the smallest at least k for an
-// upper one. Any other term, or a bound no such constant lies beyond, is
-// returned as it is.
+// the programs' conditions (or one next to it) that t's bound admits, at
+// most maxSnap away: the largest at most k for a lower bound, the
+// smallest at least k for an upper one. Any other term, or a bound no
+// such constant lies beyond, is returned as it is.
 func (pr *Product) snapBound(t ir.Term) ir.Term {
 	b := pr.p.B
 	op := b.Op(t)
@@ -47,7 +53,7 @@ func (pr *Product) snapBound(t ir.Term) ir.Term {
 		if op == ir.OpSle {
 			return int64(v<<(64-w)) >> (64 - w)
 		}
-		return int64(v ^ 1<<(w-1)) // unsigned order, shifted to signed
+		return int64(v ^ 1<<63) // unsigned order, shifted to signed
 	}
 	k := b.ConstValue(c).Uint64()
 	lowest, highest := uint64(0), uint64(1)<<w-1
@@ -57,11 +63,11 @@ func (pr *Product) snapBound(t ir.Term) ir.Term {
 	best, found := uint64(0), false
 	for _, v := range pr.conditionConstants(w) {
 		switch {
-		case lower && key(v) <= key(k) && key(v) > key(lowest):
+		case lower && key(v) <= key(k) && key(v) > key(lowest) && key(k)-key(v) <= maxSnap:
 			if !found || key(v) > key(best) {
 				best, found = v, true
 			}
-		case !lower && key(v) >= key(k) && key(v) < key(highest):
+		case !lower && key(v) >= key(k) && key(v) < key(highest) && key(v)-key(k) <= maxSnap:
 			if !found || key(v) < key(best) {
 				best, found = v, true
 			}
@@ -80,8 +86,8 @@ func (pr *Product) snapBound(t ir.Term) ir.Term {
 	return le(x, b.Const(w, best))
 }
 
-// conditionConstants are the constants of w bits in the two programs'
-// branch conditions, each with its neighbours (x > 999 bounds x by 1000),
+// conditionConstants are the constants of at most w bits in the two
+// programs' branch conditions, each with its neighbours (x > 999 bounds x by 1000),
 // computed once per width.
 func (pr *Product) conditionConstants(w uint32) []uint64 {
 	if cs, ok := pr.condConsts[w]; ok {
@@ -97,7 +103,9 @@ func (pr *Product) conditionConstants(w uint32) []uint64 {
 	m := uint64(1)<<w - 1
 	seen := map[uint64]bool{}
 	for _, u := range b.PostOrder(roots...) {
-		if b.Op(u) != ir.OpConst || !b.Sort(u).IsBV() || b.Width(u) != w {
+		// Any width up to w: a byte compared with '0' bounds the
+		// register it was zero-extended into.
+		if b.Op(u) != ir.OpConst || !b.Sort(u).IsBV() || b.Width(u) > w {
 			continue
 		}
 		v := b.ConstValue(u).Uint64()
