@@ -244,7 +244,16 @@ func outsideNarrow(ci []uint64, wi uint32, cj []uint64, wj uint32, signed bool) 
 // little looser. Any other term, a value the bound admits already, or one
 // at the extreme of x's width (the bound would say nothing) is not
 // weakened (false).
-func WeakenBound(b *ir.Builder, t ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool) {
+//
+// Which value the solver picks is arbitrary: for digits' x ≥u 1008 it may
+// pick 1000, and the loop's guard x > 999 makes the bound inductive at
+// once, or 1007, 1006, 1005, and the bound is dropped after a few moves.
+// A loop's bounds are mostly its conditions' constants (k or k ± 1: x > 999
+// is x ≥ 1000), so with consts (the programs' condition constants of at
+// most w bits, with their neighbours; nil for none) the bound moves on to
+// the nearest of them that still admits the value, at most maxSnap past
+// it and never to the width's extreme.
+func WeakenBound(b *ir.Builder, t ir.Term, value func(ir.Term) (ir.Value, bool), consts func(w uint32) []uint64) (ir.Term, bool) {
 	op := b.Op(t)
 	if op != ir.OpUle && op != ir.OpSle {
 		return t, false
@@ -255,7 +264,7 @@ func WeakenBound(b *ir.Builder, t ir.Term, value func(ir.Term) (ir.Value, bool))
 	if !lower {
 		x, c = lo, hi
 	}
-	if !b.IsConst(c) || b.IsConst(x) || b.Width(x) > 64 {
+	if !b.IsConst(c) || b.IsConst(x) || b.Width(x) > 64 || b.Width(x) < 2 {
 		return t, false
 	}
 	v, ok := value(x)
@@ -264,20 +273,56 @@ func WeakenBound(b *ir.Builder, t ir.Term, value func(ir.Term) (ir.Value, bool))
 	}
 	w := b.Width(x)
 	cv, xv := b.ConstValue(c).Uint64(), v.BV().Uint64()
-	less, le := func(p, q uint64) bool { return p < q }, b.Ule // in the bound's order
+	key, le := func(p uint64) int64 { return int64(p ^ 1<<63) }, b.Ule // the bound's order, as signed numbers
 	if op == ir.OpSle {
-		less, le = func(p, q uint64) bool { return sext64(p, w) < sext64(q, w) }, b.Sle
+		key, le = func(p uint64) int64 { return sext64(p, w) }, b.Sle
 	}
 	// A bound moved to the width's extreme says nothing: dropped instead.
 	lowest, highest := uint64(0), mask(uint(w))
 	if op == ir.OpSle {
 		lowest, highest = 1<<(w-1), mask(uint(w-1))
 	}
-	if lower && less(xv, cv) && xv != lowest {
-		return le(b.Const(w, xv), x), true
-	}
-	if !lower && less(cv, xv) && xv != highest {
-		return le(x, b.Const(w, xv)), true
+	switch {
+	case lower && key(xv) < key(cv) && xv != lowest:
+		return le(b.Const(w, snapBound(xv, lowest, true, key, consts, w)), x), true
+	case !lower && key(cv) < key(xv) && xv != highest:
+		return le(x, b.Const(w, snapBound(xv, highest, false, key, consts, w))), true
 	}
 	return t, false
+}
+
+// maxSnap is how much further than the counterexample a weakened bound
+// may move to a condition's constant: a loop's guard is a few values from
+// where its runs stopped (digits: 1000 against 1007), and a constant far
+// off is another condition's (atoi_dec's x ≥ 48, the digit '0', is not
+// x ≥ 2).
+const maxSnap = 16
+
+// snapBound is the constant of consts(w) nearest to xv at or below it
+// (down, for a lower bound) or at or above it in the order key, at most
+// maxSnap away and short of the extreme; xv itself if there is none. A
+// value that is a constant itself stays (atoi_dec's x ≥ 48 is the digit
+// '0', not one past 47).
+func snapBound(xv, extreme uint64, down bool, key func(uint64) int64, consts func(uint32) []uint64, w uint32) uint64 {
+	if consts == nil {
+		return xv
+	}
+	// from < to in the order: to − from, exact in 64 bits however far apart.
+	dist := func(from, to uint64) uint64 { return uint64(key(to)) - uint64(key(from)) }
+	best, bestDist := xv, uint64(maxSnap+1)
+	for _, v := range consts(w) {
+		var d uint64
+		switch {
+		case down && key(extreme) < key(v) && key(v) <= key(xv):
+			d = dist(v, xv)
+		case !down && key(xv) <= key(v) && key(v) < key(extreme):
+			d = dist(xv, v)
+		default:
+			continue
+		}
+		if d < bestDist {
+			best, bestDist = v, d
+		}
+	}
+	return best
 }

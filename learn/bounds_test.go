@@ -214,7 +214,7 @@ func TestWeakenBound(t *testing.T) {
 			}
 			return ir.BVValue(ir.NewBV(8, tc.x)), true
 		}
-		got, ok := WeakenBound(b, tc.bound, value)
+		got, ok := WeakenBound(b, tc.bound, value, nil)
 		if tc.want == ir.NoTerm {
 			if ok {
 				t.Errorf("WeakenBound(%s, x = %#x) = %s, want no change", b.Short(tc.bound), tc.x, b.Short(got))
@@ -228,6 +228,50 @@ func TestWeakenBound(t *testing.T) {
 		v, err := ir.NewEvaluator(b, &ir.MapEnv{Vars: map[ir.Term]ir.Value{x: ir.BVValue(ir.NewBV(8, tc.x))}}).Eval(got)
 		if err != nil || !v.Bool() {
 			t.Errorf("WeakenBound(%s) = %s does not admit x = %#x", b.Short(tc.bound), b.Short(got), tc.x)
+		}
+	}
+}
+
+// TestWeakenBoundSnaps: a weakened bound moves on to the nearest
+// condition constant past the counterexample's value, in the bound's own
+// order at every width, at most maxSnap past it and never to the width's
+// extreme: gcc's digits (x ≥ 1000 from x > 999, the counterexample 1007)
+// and atoi_dec (x ≥ 48 must not become x ≥ 2).
+func TestWeakenBoundSnaps(t *testing.T) {
+	b := ir.NewBuilder()
+	x := b.Var("x", ir.BVSort(32))
+	c := func(v int64) ir.Term { return b.Const(32, uint64(v)&0xffffffff) }
+	for _, tc := range []struct {
+		name   string
+		consts []int64
+		in     ir.Term
+		x      int64 // the counterexample's value
+		want   ir.Term
+	}{
+		{"lower", []int64{998, 999, 1000, 2000}, b.Ule(c(1008), x), 1007, b.Ule(c(1000), x)},
+		{"lower-high-half", []int64{0x7fffffff, 0x80000000, 0x80000001}, b.Ule(c(0x80000020), x), 0x80000010, b.Ule(c(0x80000001), x)},
+		{"upper", []int64{9, 15, 16, 17}, b.Ule(x, c(10)), 12, b.Ule(x, c(15))},
+		{"signed-lower", []int64{-11, -10, -9, 5}, b.Sle(c(0), x), -3, b.Sle(c(-9), x)},
+		{"signed-upper", []int64{-11, 5, 7}, b.Sle(x, c(-5)), -3, b.Sle(x, c(5))},
+		{"none-beyond", []int64{2000}, b.Ule(c(1008), x), 1007, b.Ule(c(1007), x)},
+		{"too-far", []int64{2, 900}, b.Ule(c(50), x), 48, b.Ule(c(48), x)},
+		{"a-constant-stays", []int64{47, 48, 49}, b.Ule(c(50), x), 48, b.Ule(c(48), x)},
+		{"extreme", []int64{0}, b.Ule(c(1008), x), 1007, b.Ule(c(1007), x)},
+		{"other-side", []int64{0x7ffffff8}, b.Sle(c(-0x7ffffff0), x), -0x7ffffff8, b.Sle(c(-0x7ffffff8), x)},
+	} {
+		consts := func(w uint32) []uint64 {
+			if w != 32 {
+				t.Fatalf("%s: constants of %d bits asked for", tc.name, w)
+			}
+			var out []uint64
+			for _, v := range tc.consts {
+				out = append(out, uint64(v)&0xffffffff)
+			}
+			return out
+		}
+		value := func(t ir.Term) (ir.Value, bool) { return ir.BVValue(ir.NewBV(32, uint64(tc.x)&0xffffffff)), t == x }
+		if got, ok := WeakenBound(b, tc.in, value, consts); !ok || got != tc.want {
+			t.Errorf("%s: %s (%v), want %s", tc.name, b.Short(got), ok, b.Short(tc.want))
 		}
 	}
 }

@@ -13,7 +13,9 @@
 //     rows' bits (xor.go): a vectorized XOR reduction's lanes;
 //   - constant bounds ±v ≤ c, signed and unsigned, and pairwise orders
 //     v1 ≤ v2, v1 < v2 under a budget, none between a narrow and a wide
-//     variable that only the widths order (bounds.go);
+//     variable that only the widths order (bounds.go); a bound a
+//     counterexample falsifies is weakened just past it, or on to the
+//     nearest of the programs' condition constants (WeakenBound);
 //   - equality of two memories outside a minimal set of byte regions, each
 //     relative to a base such as a stack pointer (memory.go).
 //

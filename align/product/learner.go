@@ -38,7 +38,10 @@ type EqualityFunc func(b *ir.Builder, cols []Column, rows [][]uint64) ([]ir.Term
 // WeakenFunc replaces a candidate a counterexample falsifies by a weaker
 // one it satisfies, given the counterexample's value of terms over the
 // candidate's node, or reports false (prove.HoudiniOptions.Weaken).
-type WeakenFunc func(b *ir.Builder, cand ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool)
+// consts gives the constants of at most w bits of the two programs'
+// branch conditions, each with its neighbours (x > 999 bounds x by 1000),
+// which a bound may move on to.
+type WeakenFunc func(b *ir.Builder, cand ir.Term, value func(ir.Term) (ir.Value, bool), consts func(w uint32) []uint64) (ir.Term, bool)
 
 // Learning is what Build and the discharge ask of invariant learning.
 // Any may be nil: with no Candidates the nodes get none (the proof

@@ -79,11 +79,7 @@ func (pr *Product) houdini(ctx context.Context, s prove.Solver, pre ir.Term) (in
 	o := prove.HoudiniOptions{Split: true, QueryTimeout: houdiniQueryBudget(ctx)}
 	if w := pr.learning.Weaken; w != nil {
 		o.Weaken = func(c ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool) {
-			t, ok := w(pr.p.B, c, value)
-			if ok {
-				t = pr.snapBound(t)
-			}
-			return t, ok
+			return w(pr.p.B, c, value, pr.conditionConstants)
 		}
 	}
 	o.Refine = func(site int, value func(ir.Term) (ir.Value, bool)) []ir.Term {
