@@ -217,6 +217,27 @@ func RegisterParams(sig *x86.FuncDebug) ([]RegisterParam, int) {
 	return out, n
 }
 
+// FloatParams is what the DWARF signature passes in each xmm argument
+// register: a float (4) or double (8) parameter's bytes in the low lane,
+// 0 where the register carries none. Without a signature, none is known.
+func FloatParams(sig *x86.FuncDebug) []int {
+	s := Classify(sig)
+	if !s.DWARF {
+		return nil
+	}
+	var out []int
+	for _, p := range s.Params {
+		if p.Kind != Float {
+			continue
+		}
+		for len(out) <= p.Reg {
+			out = append(out, 0)
+		}
+		out[p.Reg] = p.Size
+	}
+	return out
+}
+
 // Unit is the element size inputs fill memory of e's elements in: the
 // pointee's size when it is 1, 2, 4 or 8 bytes (8 for pointers), else 4
 // (the fields of a struct are mostly ints).

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -143,6 +144,36 @@ func TestRegisterParams(t *testing.T) {
 		}
 		if g := strings.Join(got, " "); g != c.want || n != c.n {
 			t.Errorf("got %s (%d registers), want %s (%d)", g, n, c.want, c.n)
+		}
+	}
+}
+
+// TestFloatParams finds each float and double parameter's xmm register
+// past the integer ones, and none past a long double (memory) or without
+// a signature.
+func TestFloatParams(t *testing.T) {
+	i32 := x86.Type{Kind: x86.KindInt, Size: 4, Signed: true}
+	flt := x86.Type{Kind: x86.KindFloat, Size: 4}
+	dbl := x86.Type{Kind: x86.KindFloat, Size: 8}
+	ldbl := x86.Type{Kind: x86.KindFloat, Size: 16}
+	params := func(ts ...x86.Type) *x86.FuncDebug {
+		d := &x86.FuncDebug{}
+		for _, t := range ts {
+			d.Params = append(d.Params, x86.Variable{Type: t})
+		}
+		return d
+	}
+	for _, c := range []struct {
+		sig  *x86.FuncDebug
+		want []int
+	}{
+		{params(i32, flt, i32, dbl), []int{4, 8}},
+		{params(dbl, ldbl, flt), []int{8, 4}}, // the long double goes on the stack: the float takes xmm1
+		{params(i32, i32), nil},
+		{nil, nil},
+	} {
+		if got := FloatParams(c.sig); !slices.Equal(got, c.want) {
+			t.Errorf("FloatParams = %v, want %v", got, c.want)
 		}
 	}
 }

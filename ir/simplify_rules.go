@@ -62,6 +62,10 @@ var ruleSet = map[Op][]Rule{
 		{"ite-add", iteAdd},                // ite(c, x, x+y) → x + ite(c, 0, y); ite(c, x+y, x) → x + ite(c, y, 0)
 	},
 
+	OpApply: {
+		{"minmax", applyMinMax}, // f(ite(q <u p, q, p), ite(q <u p, p, q)) → f(ite(p <u q, p, q), ite(p <u q, q, p)) for p older than q
+	},
+
 	OpAdd: {
 		{"fold", fold},
 		{"x+0", rightIs(BV.IsZero, returnArg0)},
@@ -584,6 +588,37 @@ func iteNot(s *Simplifier, t Term) Term {
 		return s.raw(OpIte, 0, 0, s.b.Arg(a[0], 0), a[2], a[1])
 	}
 	return NoTerm
+}
+
+// applyMinMax writes a function of an operand pair's minimum and maximum
+// f(ite(p <u q, p, q), ite(p <u q, q, p)) with the older term (smaller id)
+// compared first: ite(q <u p, q, p) is the same minimum (equal operands
+// give the same value either way), and likewise the maximum. SSE addition
+// and multiplication under the model nan are such functions
+// (x86/sem_fp.go): in one form, the source's a[i]*k and the target's
+// k*a[i] are one term, which the solver otherwise matched only by case
+// splits (clang's vectorized fscale: one memory query over 100 s in Z3,
+// 1 s this way). Only there: a minimum or maximum of the program's own,
+// rewritten, would no longer share its comparison with the branches that
+// test it (clang's vectorized sum of the positive elements stopped
+// proving).
+func applyMinMax(s *Simplifier, t Term) Term {
+	b := s.b
+	a := b.Args(t)
+	if len(a) != 2 || b.Op(a[0]) != OpIte || b.Op(a[1]) != OpIte {
+		return NoTerm
+	}
+	c := b.Arg(a[0], 0)
+	if b.Op(c) != OpUlt || b.Arg(a[1], 0) != c {
+		return NoTerm
+	}
+	p, q := b.Arg(c, 0), b.Arg(c, 1)
+	if p <= q || b.Arg(a[0], 1) != p || b.Arg(a[0], 2) != q || b.Arg(a[1], 1) != q || b.Arg(a[1], 2) != p {
+		return NoTerm
+	}
+	c = s.mk(OpUlt, 0, 0, q, p)
+	p0, p1 := b.Params(t)
+	return s.raw(OpApply, p0, p1, s.mk(OpIte, 0, 0, c, q, p), s.mk(OpIte, 0, 0, c, p, q))
 }
 
 // iteAdd pulls the common addend out of a conditional increment:

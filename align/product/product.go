@@ -258,7 +258,8 @@ func (pr *Product) entryTerms() []ir.Term {
 }
 
 // learnedEntryTerms are the entry terms invariants are learned over: the
-// entry rsp, the registers that carry parameters, the globals. Each is
+// entry rsp, the registers that carry parameters (a float parameter's
+// lane of its xmm register), the globals. Each is
 // constant through a run, so the runs give as many distinct rows of them
 // as there are runs; every column more than that makes room for a
 // spurious relation among them, into which the learner may fold a real
@@ -283,6 +284,10 @@ func (pr *Product) learnedEntryTerms() []ir.Term {
 			out = append(out, pr.simp.Simplify(p.B.Extract(p.SrcVar(x86.StateGPR0+r), bits[i]-1, 0)))
 		}
 	}
+	// A float or double argument's low lane: the -O0 frame keeps a copy
+	// of it (movss %xmm0,-0x1c(%rbp)) that a loop's mulss reads where the
+	// optimized build keeps the register.
+	out = append(out, pr.floatArgTerms()...)
 	return append(out, p.GlobalVars()...)
 }
 
@@ -467,6 +472,10 @@ func (pr *Product) define(c *comp, samples []sample, entries []ir.Term, name str
 			return
 		}
 	}
+	if t := pr.floatArgDefinition(vals, samples); t != ir.NoTerm && b.Sort(t) == so {
+		c.term, c.fresh = t, false
+		return
+	}
 	if !so.IsBV() || so.Width > 64 {
 		return
 	}
@@ -518,6 +527,78 @@ func (pr *Product) define(c *comp, samples []sample, entries []ir.Term, name str
 	if best != ir.NoTerm {
 		c.term, c.fresh = best, false
 	}
+}
+
+// floatArgTerms are the low lanes of the xmm registers that carry float
+// and double parameters (learnedEntryTerms has them too).
+func (pr *Product) floatArgTerms() []ir.Term {
+	p := pr.p
+	var out []ir.Term
+	for i, size := range p.FloatArgBytes() {
+		if size > 0 && i < 16 {
+			out = append(out, pr.simp.Simplify(p.B.Extract(p.SrcVar(x86.StateXMM0+i), uint32(8*size-1), 0)))
+		}
+	}
+	return out
+}
+
+// floatArgDefinition is the definition of a component whose value is, in
+// every sample of at least two runs, a float parameter (the -O0 frame's
+// copy of k) or that parameter in every lane of an xmm register (k
+// broadcast for a vector loop); NoTerm if there is none. As a definition
+// rather than a learned equality, the two sides' products with k are one
+// term: under the model nan a multiplication is a function of its
+// operands' minimum and maximum, which the solver matches slowly unless
+// the operands are the same terms.
+func (pr *Product) floatArgDefinition(vals []ir.Value, samples []sample) ir.Term {
+	if runsOf(samples) < 2 {
+		return ir.NoTerm
+	}
+	b := pr.p.B
+	args := pr.floatArgTerms()
+	w := vals[0].BV().Width()
+	// The argument equal to bits [lo, lo+aw) of the value in every sample.
+	laneArg := func(lo, aw uint32) ir.Term {
+		for _, a := range args {
+			if b.Width(a) != aw {
+				continue
+			}
+			all := true
+			for k, sm := range samples {
+				if vals[k].BV().Extract(lo+aw-1, lo).Uint64() != pr.entryValue(sm, a) {
+					all = false
+					break
+				}
+			}
+			if all {
+				return a
+			}
+		}
+		return ir.NoTerm
+	}
+	for _, aw := range []uint32{32, 64} {
+		if w%aw != 0 || w > 128 {
+			continue
+		}
+		var lanes []ir.Term // the highest first, as Concat takes them
+		for lo := w; lo > 0; lo -= aw {
+			a := laneArg(lo-aw, aw)
+			if a == ir.NoTerm {
+				lanes = nil
+				break
+			}
+			lanes = append(lanes, a)
+		}
+		if lanes == nil {
+			continue
+		}
+		t := lanes[0]
+		for _, l := range lanes[1:] {
+			t = b.Concat(t, l)
+		}
+		return pr.simp.Simplify(t)
+	}
+	return ir.NoTerm
 }
 
 // narrowUnseen reports whether e is the register of a narrow parameter

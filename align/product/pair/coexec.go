@@ -423,6 +423,16 @@ func (p *Pair) ArgBits() ([]uint32, int) {
 	return out, n
 }
 
+// FloatArgBytes is what the source's DWARF signature passes in each xmm
+// argument register (inputs.FloatParams): 4 for a float, 8 for a double,
+// 0 for none.
+func (p *Pair) FloatArgBytes() []int {
+	if f := p.Src.Fn.Func; f != nil {
+		return inputs.FloatParams(f.Debug)
+	}
+	return nil
+}
+
 // registerParams is what the source's DWARF signature passes in each
 // integer argument register (inputs.RegisterParams).
 func (p *Pair) registerParams() ([]inputs.RegisterParam, int) {
