@@ -35,6 +35,7 @@ import (
 type Product struct {
 	p          *pair.Pair
 	condConsts map[uint32][]uint64 // conditionConstants, by width
+	lanes      []uint32            // laneWidths, computed once
 	Nodes      []*PNode
 	Edges      []*PEdge
 	index      map[pair.NodeKey]int
@@ -691,7 +692,7 @@ func (pr *Product) entryColumns(n *PNode, samples []sample) ([]Column, []func(sa
 // learnCandidates learns candidate invariants of node n from its samples
 // with the caller's learner (pr.learning.Candidates, which Build requires):
 // columns are the entry terms and the node's fresh variables (xmm
-// registers by 32-bit lanes), the target's last. The mirror and based
+// registers by lanes, lanes.go), the target's last. The mirror and based
 // searches add what an affine learner cannot find.
 func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 	b := pr.p.B
@@ -709,12 +710,18 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 				vars = append(vars, Column{Name: b.VarName(c.term), Term: c.term})
 				value = append(value, func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() })
 			case so.Width == 128 && c.state >= x86.StateXMM0 && c.state < x86.StateXMM0+16:
-				for lane := uint32(0); lane < 4; lane++ {
-					lane := lane
-					vars = append(vars, Column{Name: fmt.Sprintf("%s[%d]", b.VarName(c.term), lane), Term: b.Extract(c.term, 32*lane+31, 32*lane)})
-					value = append(value, func(sm sample) uint64 {
-						return pr.compValue(sm, c).BV().Extract(32*lane+31, 32*lane).Uint64()
-					})
+				for _, w := range pr.laneWidths() {
+					for lane := uint32(0); lane < 128/w; lane++ {
+						lo, hi := w*lane, w*lane+w-1
+						name := fmt.Sprintf("%s[%d]", b.VarName(c.term), lane)
+						if w != 32 {
+							name = fmt.Sprintf("%s[%d:%d]", b.VarName(c.term), hi, lo)
+						}
+						vars = append(vars, Column{Name: name, Term: b.Extract(c.term, hi, lo)})
+						value = append(value, func(sm sample) uint64 {
+							return pr.compValue(sm, c).BV().Extract(hi, lo).Uint64()
+						})
+					}
 				}
 			}
 		}
