@@ -473,6 +473,9 @@ func (pr *Product) define(c *comp, samples []sample, entries []ir.Term, name str
 			return
 		}
 	}
+	if !so.IsBV() || so.Width > 128 {
+		return // a flag
+	}
 	if t := pr.floatArgDefinition(vals, samples); t != ir.NoTerm && b.Sort(t) == so {
 		c.term, c.fresh = t, false
 		return
@@ -552,11 +555,11 @@ func (pr *Product) floatArgTerms() []ir.Term {
 // operands' minimum and maximum, which the solver matches slowly unless
 // the operands are the same terms.
 func (pr *Product) floatArgDefinition(vals []ir.Value, samples []sample) ir.Term {
-	if runsOf(samples) < 2 {
+	args := pr.floatArgTerms()
+	if len(args) == 0 || runsOf(samples) < 2 {
 		return ir.NoTerm
 	}
 	b := pr.p.B
-	args := pr.floatArgTerms()
 	w := vals[0].BV().Width()
 	// The argument equal to bits [lo, lo+aw) of the value in every sample.
 	laneArg := func(lo, aw uint32) ir.Term {
