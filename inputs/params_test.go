@@ -104,19 +104,21 @@ func TestClassifyNoSignature(t *testing.T) {
 // TestRegisterParams follows the registers past floats (in xmm
 // registers) up to the first parameter that is not a scalar in one
 // register.
+// params is a DWARF signature with parameters of types ts.
+func params(ts ...x86.Type) *x86.FuncDebug {
+	d := &x86.FuncDebug{}
+	for _, t := range ts {
+		d.Params = append(d.Params, x86.Variable{Type: t})
+	}
+	return d
+}
+
 func TestRegisterParams(t *testing.T) {
 	i32 := x86.Type{Kind: x86.KindInt, Size: 4, Signed: true}
 	i64 := x86.Type{Kind: x86.KindInt, Size: 8, Signed: true}
 	str := x86.Type{Kind: x86.KindPointer, Size: 8, Pointee: "char", PointeeSize: 1}
 	ptr := x86.Type{Kind: x86.KindPointer, Size: 8, Pointee: "int", PointeeSize: 4}
 	dbl := x86.Type{Kind: x86.KindFloat, Size: 8}
-	params := func(ts ...x86.Type) *x86.FuncDebug {
-		d := &x86.FuncDebug{}
-		for _, t := range ts {
-			d.Params = append(d.Params, x86.Variable{Type: t})
-		}
-		return d
-	}
 	for _, c := range []struct {
 		sig  *x86.FuncDebug
 		want string
@@ -156,13 +158,6 @@ func TestFloatParams(t *testing.T) {
 	flt := x86.Type{Kind: x86.KindFloat, Size: 4}
 	dbl := x86.Type{Kind: x86.KindFloat, Size: 8}
 	ldbl := x86.Type{Kind: x86.KindFloat, Size: 16}
-	params := func(ts ...x86.Type) *x86.FuncDebug {
-		d := &x86.FuncDebug{}
-		for _, t := range ts {
-			d.Params = append(d.Params, x86.Variable{Type: t})
-		}
-		return d
-	}
 	for _, c := range []struct {
 		sig  *x86.FuncDebug
 		want []int
