@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"eqc/align/internal/aligntest"
-	"eqc/align/product/learning"
-	"eqc/align/verify"
 )
 
 // TestFloatParamLoops: loops whose factor is a float or double
@@ -32,8 +30,8 @@ func TestFloatParamLoops(t *testing.T) {
 		res := checkUB(objs["O0"], objs["O2"], fn, "all")
 		if res.Verdict != Equivalent {
 			t.Errorf("%s: %s (%s), want equivalent", fn, res.Verdict, res.Reason)
-		} else if v, err := verify.Verify(context.Background(), verify.Request{Proof: res.Proof, SrcPath: objs["O0"], DstPath: objs["O2"], Timeout: time.Minute, PinEqualities: learning.Equalities}, s); err != nil || !v.Verified {
-			t.Errorf("%s: proof not verified: %v %s", fn, err, v.Reason)
+		} else {
+			verifyProof(t, s, res, objs["O0"], objs["O2"], fn)
 		}
 	}
 	res, err := Check(context.Background(), Request{SrcPath: objs["O0"], SrcFunc: "fsaxpy", DstPath: objs["O2"], DstFunc: "fsaxpy_m", UB: "all", Timeout: time.Minute}, s)

@@ -225,6 +225,16 @@ func ubChecker(t *testing.T, s prove.Solver) func(src, dst, fn, models string) R
 	}
 }
 
+// verifyProof reports an error, naming what, unless res's proof verifies
+// against the objects src and dst.
+func verifyProof(t *testing.T, s prove.Solver, res Result, src, dst, what string) {
+	t.Helper()
+	v, err := verify.Verify(context.Background(), verify.Request{Proof: res.Proof, SrcPath: src, DstPath: dst, Timeout: time.Minute, PinEqualities: learning.Equalities}, s)
+	if err != nil || !v.Verified {
+		t.Errorf("%s: proof not verified: %v %s", what, err, v.Reason)
+	}
+}
+
 // TestNaNModel: the compilations of testdata/ub/nan.c commute additions
 // and multiplications (gcc-12 and clang-16 -O2 against -O0). Under --ub
 // all, whose model nan lets a proof hold for any choice of NaN, they are
@@ -251,8 +261,8 @@ func TestNaNModel(t *testing.T) {
 				res := checkUB(objs["O0"], objs["O2"], fn, "all")
 				if res.Verdict != Equivalent {
 					t.Errorf("%s %s --ub all: %s (%s), want equivalent", cc, fn, res.Verdict, res.Reason)
-				} else if v, err := verify.Verify(context.Background(), verify.Request{Proof: res.Proof, SrcPath: objs["O0"], DstPath: objs["O2"], Timeout: time.Minute, PinEqualities: learning.Equalities}, s); err != nil || !v.Verified {
-					t.Errorf("%s %s: proof not verified: %v %s", cc, fn, err, v.Reason)
+				} else {
+					verifyProof(t, s, res, objs["O0"], objs["O2"], cc+" "+fn)
 				}
 				exact := checkUB(objs["O0"], objs["O2"], fn, "all,-nan")
 				if exact.Verdict == NotEquivalent || fn != "scale3" && exact.Verdict != Unknown {
