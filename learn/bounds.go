@@ -28,6 +28,7 @@ func bounds(tm *termer, t *table, e eqResult) []Candidate {
 		}
 		w := t.width[i]
 		col := t.cols[i]
+		data := scattered(col, w)
 		umin, umax := col[0], col[0]
 		smin, smax := sext64(col[0], w), sext64(col[0], w)
 		for _, v := range col[1:] {
@@ -37,6 +38,15 @@ func bounds(tm *termer, t *table, e eqResult) []Candidate {
 		}
 		x, name := tm.vars[i].Term, tm.vars[i].Name
 		c := func(v uint64) ir.Term { return b.Const(w, v) }
+		if data {
+			// No extremes, but ≠ 0 as below: a list walk's pointer
+			// is scattered too where runs read pattern-filled
+			// memory as next pointers.
+			if umin > 0 {
+				out = append(out, Candidate{Term: b.Not(b.Eq(x, c(0))), Kind: Bound, Desc: fmt.Sprintf("%s ≠ 0", name)})
+			}
+			continue
+		}
 		if umin > 0 {
 			out = append(out, Candidate{Term: b.Ule(c(umin), x), Kind: Bound, Desc: fmt.Sprintf("%s ≥u %s", name, num(umin))})
 		}
@@ -70,6 +80,36 @@ func bounds(tm *termer, t *table, e eqResult) []Candidate {
 	}
 	return out
 }
+
+// scattered reports whether a column of 32 bits or more has values spread
+// over a quarter of its width's range or more, both as unsigned and as
+// signed numbers (at least minScatteredRows of them): data (a sum of random elements, a
+// hash), not a counter, a length or an address, which keep to a narrow
+// range of one of the two. A bound at the data's extreme is where the
+// sampling stopped, not where the program stops, and an order between
+// such a column and a narrow one holds because the narrow one's values
+// are small beside it. Each such candidate held on the runs and costs a
+// Houdini round to drop (gcc's vectorized dot product: four lanes of
+// partial sums gave 35 of them, one 1–2 s query each). Two scattered
+// columns in order on every row are kept: that is rarely chance.
+func scattered(col []uint64, w uint32) bool {
+	if w < 32 || len(col) < minScatteredRows {
+		return false
+	}
+	umin, umax := col[0], col[0]
+	smin, smax := sext64(col[0], w), sext64(col[0], w)
+	for _, v := range col[1:] {
+		umin, umax = min(umin, v), max(umax, v)
+		s := sext64(v, w)
+		smin, smax = min(smin, s), max(smax, s)
+	}
+	quarter := uint64(1) << (w - 2)
+	return umax-umin >= quarter && uint64(smax-smin) >= quarter
+}
+
+// minScatteredRows is the fewest rows scattered judges: two or three
+// values far apart may be a flag's two settings or a sign.
+const minScatteredRows = 4
 
 // narrowMax is the largest value of the narrowest of 8, 16 and 32 bits
 // that holds v, or v itself when none does.
@@ -116,6 +156,9 @@ func orders(tm *termer, t *table, e eqResult, opt Options) []Candidate {
 		for _, j := range reps[a+1:] {
 			ci, cj := t.cols[i], t.cols[j]
 			wi, wj := t.width[i], t.width[j]
+			if scattered(ci, wi) != scattered(cj, wj) {
+				continue
+			}
 			for k, signed := range []bool{false, true} {
 				if outsideNarrow(ci, wi, cj, wj, signed) {
 					continue

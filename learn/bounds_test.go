@@ -2,6 +2,7 @@ package learn
 
 import (
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -41,6 +42,12 @@ func TestBoundsDirect(t *testing.T) {
 			smin, smax = min(smin, s), max(smax, s)
 		}
 		name := f.s.Vars[i].Name
+		if scatteredOracle(f.states, i, w) {
+			if umin > 0 {
+				want = append(want, name+" ≠ 0") // data (q): no extremes
+			}
+			continue
+		}
 		if umin != 0 {
 			want = append(want, fmt.Sprintf("%s ≥u %s", name, num(umin)))
 		}
@@ -96,6 +103,9 @@ func TestOrdersDirect(t *testing.T) {
 			if a == b {
 				continue
 			}
+			if scatteredOracle(f.states, a, widths[a]) != scatteredOracle(f.states, b, widths[b]) {
+				continue // data beside a narrow column (p, k): no candidate
+			}
 			for _, signed := range []bool{false, true} {
 				if outsideNarrowOracle(f.states, a, b, widths, signed) {
 					continue // an order for want of bits: no candidate
@@ -137,6 +147,31 @@ func TestOrdersDirect(t *testing.T) {
 	if len(cs) == 0 || cs[0].Desc != "i ≤u n" {
 		t.Errorf("first order %v", cs)
 	}
+}
+
+// scatteredOracle: column i has 32 bits or more, and its values spread
+// over at least a quarter of them, read unsigned and read signed.
+func scatteredOracle(states []State, i int, w uint32) bool {
+	if w < 32 || len(states) < 4 {
+		return false
+	}
+	spread := func(signed bool) bool {
+		lo, hi := new(big.Int), new(big.Int)
+		for k, st := range states {
+			v := new(big.Int).SetUint64(st.Vals[i])
+			if signed && st.Vals[i]>>(w-1)&1 == 1 {
+				v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(w)))
+			}
+			if k == 0 || v.Cmp(lo) < 0 {
+				lo.Set(v)
+			}
+			if k == 0 || v.Cmp(hi) > 0 {
+				hi.Set(v)
+			}
+		}
+		return hi.Sub(hi, lo).Cmp(new(big.Int).Lsh(big.NewInt(1), uint(w-2))) >= 0
+	}
+	return spread(false) && spread(true)
 }
 
 // outsideNarrowOracle: columns a and b differ in width and every value of

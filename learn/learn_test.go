@@ -337,7 +337,7 @@ func benchFixture(n, rows int) *fixture {
 		x := make([]uint64, n)
 		i := uint64(rng.IntN(100))
 		limit := uint64(100 + rng.IntN(50))
-		base := rng.Uint64() &^ 7
+		base := 0x5555_0000_0000 + uint64(rng.IntN(1<<32))&^7 // a user-space address
 		rsp := 0x7ffe0000 - uint64(rng.IntN(64))*16
 		for k := range x {
 			switch k % 10 {
