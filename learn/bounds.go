@@ -325,11 +325,32 @@ func WeakenBound(b *ir.Builder, t ir.Term, value func(ir.Term) (ir.Value, bool),
 	if op == ir.OpSle {
 		lowest, highest = 1<<(w-1), mask(uint(w-1))
 	}
+	// A bound moved further than its own size was a coincidence of the
+	// runs, not a loop's bound a little off (a pointer's ≤u 0x30009747
+	// moved to a model's 0x27bc3892fa300000): dropped, as the next models
+	// would move it again. Each move costs a Houdini round, and an edge's
+	// moves are few (atoi_dec's pointer bounds used them all up before
+	// its digit's x ≥u 0x31 could become x ≥u 0x30).
+	size := cv
+	if op == ir.OpSle {
+		size = uint64(max(sext64(cv, w), -sext64(cv, w)))
+	}
+	far := func(nb uint64) bool {
+		d := uint64(key(nb)) - uint64(key(cv)) // exact in 64 bits
+		if lower {
+			d = uint64(key(cv)) - uint64(key(nb))
+		}
+		return d > max(size, maxSnap)
+	}
 	switch {
 	case lower && key(xv) < key(cv) && xv != lowest:
-		return le(b.Const(w, snapBound(xv, lowest, true, key, consts, w)), x), true
+		if nb := snapBound(xv, lowest, true, key, consts, w); !far(nb) {
+			return le(b.Const(w, nb), x), true
+		}
 	case !lower && key(cv) < key(xv) && xv != highest:
-		return le(x, b.Const(w, snapBound(xv, highest, false, key, consts, w))), true
+		if nb := snapBound(xv, highest, false, key, consts, w); !far(nb) {
+			return le(x, b.Const(w, nb)), true
+		}
 	}
 	return t, false
 }

@@ -216,7 +216,8 @@ func TestOrdersBudget(t *testing.T) {
 }
 
 // TestWeakenBound: each bound kind moved to a value outside it, left
-// alone for a value inside it, and terms that are not bounds refused;
+// alone for a value inside it or further than its own size (or maxSnap),
+// and terms that are not bounds refused;
 // the moved bound admits the value (checked by evaluation).
 func TestWeakenBound(t *testing.T) {
 	b := ir.NewBuilder()
@@ -231,14 +232,19 @@ func TestWeakenBound(t *testing.T) {
 		{b.Ule(c(11), x), 10, b.Ule(c(10), x)},
 		{b.Ule(c(11), x), 12, ir.NoTerm},
 		{b.Ule(x, c(40)), 41, b.Ule(x, c(41))},
-		{b.Ule(x, c(40)), 0xfe, b.Ule(x, c(0xfe))},
-		{b.Ule(x, c(40)), 0xff, ir.NoTerm}, // x ≤u 255 says nothing
+		{b.Ule(x, c(40)), 80, b.Ule(x, c(80))},      // moved by its own size
+		{b.Ule(x, c(40)), 81, ir.NoTerm},             // further: a coincidence
+		{b.Ule(x, c(4)), 20, b.Ule(x, c(20))},        // by maxSnap, however small
+		{b.Ule(x, c(4)), 21, ir.NoTerm},
+		{b.Ule(x, c(0x80)), 0xff, ir.NoTerm}, // x ≤u 255 says nothing
 		{b.Ule(c(11), x), 0, ir.NoTerm},
 		{b.Sle(c(0xfe), x), 0x80, ir.NoTerm},
 		{b.Sle(c(0xfe), x), 0xf0, b.Sle(c(0xf0), x)}, // -2 to -16
 		{b.Sle(c(0xfe), x), 0x05, ir.NoTerm},
 		{b.Sle(x, c(3)), 0x80, ir.NoTerm}, // -128 ≤ 3
-		{b.Sle(x, c(3)), 0x7e, b.Sle(x, c(0x7e))},
+		{b.Sle(x, c(3)), 0x13, b.Sle(x, c(0x13))},
+		{b.Sle(x, c(3)), 0x7e, ir.NoTerm},
+		{b.Sle(x, c(0x40)), 0x7e, b.Sle(x, c(0x7e))},
 		{b.Sle(x, c(3)), 0x7f, ir.NoTerm},
 		{b.Ule(x, y), 0x7f, ir.NoTerm},
 		{b.Eq(x, c(3)), 4, ir.NoTerm},
