@@ -113,7 +113,7 @@ func reduceReads(q Query) (*ackermann, bool) {
 			}
 		}
 	}
-	ak.q = Query{B: b, Assertions: out, Let: q.Let}
+	ak.q = Query{B: b, Assertions: out}
 	return ak, true
 }
 

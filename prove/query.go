@@ -16,13 +16,6 @@ import (
 type Query struct {
 	B          *ir.Builder
 	Assertions []ir.Term
-	// Let prints shared subterms as lets instead of define-funs. z3
-	// expands each use of a define-fun again: on a loop-free function
-	// that makes many calls (long memory chains through joins) that took
-	// minutes to parse what lets decide in milliseconds; on the loop
-	// engine's queries define-funs are the faster form (the loop-free
-	// engine uses lets when the functions make calls).
-	Let bool
 }
 
 // Result is a solver's answer to a Query.
@@ -70,7 +63,7 @@ func (s *textSolver) Check(ctx context.Context, q Query) Result {
 		sent = ak.q
 		ctx = z3.WithLogicSolverFirst(ctx)
 	}
-	text, names := smtlib.QueryString(q.B, sent.Assertions, smtlib.PrintOptions{Canonical: true, Let: q.Let})
+	text, names := smtlib.QueryString(q.B, sent.Assertions, smtlib.PrintOptions{Canonical: true, Let: true}) // lets: see PrintOptions
 	a := s.ts.CheckText(ctx, text)
 	r := Result{Status: a.Status, Reason: a.Reason, Solver: a.Solver, Elapsed: a.Elapsed, Cached: a.Cached}
 	if a.Status != smtlib.Sat {

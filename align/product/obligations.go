@@ -139,15 +139,18 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 	qctx := ctx      // the queries' context: shorter while a pinned edge is tried
 	var model ir.Env // of the last Sat answer
 	check := func(name string, assertions ...ir.Term) bool {
+		q := prove.Query{B: b, Assertions: append([]ir.Term{pre}, assertions...)}
+		if prove.DumpQuery != nil {
+			// Before the check: the query a check hangs on is the one
+			// to look at.
+			prove.DumpQuery(fmt.Sprintf("q%d", out.SMTQueries+1), q)
+		}
 		t0 := time.Now()
-		r := s.Check(qctx, prove.Query{B: b, Assertions: append([]ir.Term{pre}, assertions...)})
+		r := s.Check(qctx, q)
 		model = r.Model
 		out.SMTQueries++
 		if pair.Debug {
 			fmt.Fprintf(os.Stderr, "eqc: %s: %v in %v\n", name, r.Status, time.Since(t0))
-		}
-		if prove.DumpQuery != nil {
-			prove.DumpQuery(fmt.Sprintf("q%d", out.SMTQueries), prove.Query{B: b, Assertions: append([]ir.Term{pre}, assertions...)})
 		}
 		out.Obligations = append(out.Obligations, pair.Obligation{Name: name, Status: r.Status, Reason: r.Reason})
 		switch r.Status {
@@ -167,7 +170,7 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 	if len(pr.premises) > 0 {
 		// The escaped locals' premises must hold in some state, or every
 		// obligation would be discharged vacuously.
-		r := pr.p.Satisfiable(ctx, s, pre, false)
+		r := pr.p.Satisfiable(ctx, s, pre)
 		out.SMTQueries++
 		if r.Status != smtlib.Sat {
 			out.Reason = "inconsistent-assumptions: the precondition and the escaped locals' premises are not satisfiable (" + r.Status.String() + " " + r.Reason + ")"

@@ -195,7 +195,7 @@ func verifyLoops(p *pair.Pair, ctx context.Context, pf *prove.ProofFile, s prove
 		return fail("%s", d)
 	}
 	o := verifyOutcome{queries: 1}
-	if r := p.Satisfiable(ctx, s, pre, false); r.Status != smtlib.Sat {
+	if r := p.Satisfiable(ctx, s, pre); r.Status != smtlib.Sat {
 		o.reason = "inconsistent-assumptions: the precondition is not satisfiable (" + r.Status.String() + " " + r.Reason + ")"
 		return o
 	}

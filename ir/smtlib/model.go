@@ -1216,6 +1216,18 @@ func parseBtorModel(b *ir.Builder, text string, names *Names) (*Model, error) {
 		inexact: make(map[ir.Term]bool),
 	}
 	mems := make(map[ir.Term]map[uint64]byte)
+	// The lanes of vectors declared lane by lane: vector and lane index.
+	type laneOf struct {
+		vec ir.Term
+		i   int
+	}
+	lanesByName := map[string]laneOf{}
+	for t, ls := range names.Lanes {
+		for i, l := range ls {
+			lanesByName[l] = laneOf{t, i}
+		}
+	}
+	laneVals := map[ir.Term][]ir.BV{}
 	for ln, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		pos := Pos{Line: ln + 1, Col: 1}
@@ -1238,6 +1250,17 @@ func parseBtorModel(b *ir.Builder, text string, names *Names) (*Model, error) {
 		}
 		if len(lhs) >= 2 && lhs[0] == '|' && lhs[len(lhs)-1] == '|' {
 			lhs = lhs[1 : len(lhs)-1]
+		}
+		if l, ok := lanesByName[lhs]; ok && index == "" {
+			v, err := btorBits(val, laneWidth)
+			if err != nil {
+				return nil, errAt(pos, "%v", err)
+			}
+			if laneVals[l.vec] == nil {
+				laneVals[l.vec] = make([]ir.BV, len(names.Lanes[l.vec]))
+			}
+			laneVals[l.vec][l.i] = v
+			continue
 		}
 		t, ok := names.Vars[lhs]
 		if !ok {
@@ -1283,6 +1306,23 @@ func parseBtorModel(b *ir.Builder, text string, names *Names) (*Model, error) {
 	// unconstrained, so 0 is as good a value as any.
 	for t, w := range mems {
 		m.vars[t] = ir.MemValue(ir.MemFromMap(0, w))
+	}
+	// A vector is its lanes, the most significant last; a lane the model
+	// leaves out is 0 like the elements above.
+	for t, ls := range laneVals {
+		v := ir.NewBV(laneWidth, 0)
+		for i := len(ls) - 1; i >= 0; i-- {
+			x := ls[i]
+			if x.Width() == 0 {
+				x = ir.NewBV(laneWidth, 0)
+			}
+			if i == len(ls)-1 {
+				v = x
+			} else {
+				v = v.Concat(x)
+			}
+		}
+		m.vars[t] = ir.BVValue(v)
 	}
 	return m, nil
 }

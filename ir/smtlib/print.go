@@ -45,8 +45,13 @@ type PrintOptions struct {
 	// print the same text: that text is the key of the query cache.
 	Canonical bool
 	// Let names shared subterms with nested lets inside a single assert
-	// instead of define-fun commands, for solvers without define-fun
-	// (boolector 1.5).
+	// instead of define-fun commands: the form for solvers without
+	// define-fun (boolector 1.5), and the fast one for z3, which expands
+	// a define-fun's body again at each use and so takes time quadratic
+	// in a long chain of definitions to parse (clang's vectorized clamp
+	// loop: 1800 definitions, over 100 s before any solving; its lets
+	// are parsed at once). The lanes of vector variables are bound by
+	// lets too.
 	Let bool
 }
 
@@ -61,7 +66,8 @@ func WriteQuery(w io.Writer, b *ir.Builder, asserts []ir.Term, opts PrintOptions
 			panic(fmt.Sprintf("smtlib: asserting %v term %s", b.Sort(a), b.Short(a)))
 		}
 	}
-	p := newPrinter(b, asserts, opts.Canonical, !opts.Let)
+	p := newPrinter(b, asserts, opts.Canonical, true)
+	p.letLanes = opts.Let
 	bw := bufio.NewWriter(w)
 	p.w = bw
 	p.script(asserts, opts.Let)
@@ -128,9 +134,12 @@ type printer struct {
 	varName   map[ir.Term]string
 	funcName  map[*ir.Func]string
 	names     *Names
-	// splitLanes declares vector variables lane by lane (not in let form,
-	// which has no define-fun to put them back together).
+	// splitLanes declares vector variables lane by lane.
 	splitLanes bool
+	// letLanes binds the vectors declared lane by lane in lets (laneLets,
+	// name and concatenation) instead of define-funs.
+	letLanes bool
+	laneLets [][2]string
 }
 
 func newPrinter(b *ir.Builder, asserts []ir.Term, canonical, splitLanes bool) *printer {
@@ -347,7 +356,11 @@ func (p *printer) declareLanes(t ir.Term, n uint32) {
 	for _, l := range lanes[1:] {
 		body = "(" + symbolOf(ir.OpConcat) + " " + l + " " + body + ")"
 	}
-	fmt.Fprintf(p.w, "(define-fun %s () %s %s)\n", name, p.b.Sort(t), body)
+	if p.letLanes {
+		p.laneLets = append(p.laneLets, [2]string{name, body})
+	} else {
+		fmt.Fprintf(p.w, "(define-fun %s () %s %s)\n", name, p.b.Sort(t), body)
+	}
 	p.names.Lanes[t] = lanes
 }
 
@@ -356,6 +369,10 @@ func (p *printer) declareLanes(t ir.Term, n uint32) {
 func (p *printer) letAssert(asserts []ir.Term) {
 	p.w.WriteString("(assert")
 	n := 0
+	for _, l := range p.laneLets {
+		fmt.Fprintf(p.w, "\n (let ((%s %s))", l[0], l[1])
+		n++
+	}
 	for _, t := range p.order {
 		name, ok := p.named[t]
 		if !ok {

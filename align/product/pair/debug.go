@@ -22,7 +22,7 @@ func init() {
 	n := 0
 	prove.DumpQuery = func(what string, q prove.Query) {
 		n++
-		text, _ := smtlib.QueryString(q.B, q.Assertions, smtlib.PrintOptions{})
+		text, _ := smtlib.QueryString(q.B, q.Assertions, smtlib.PrintOptions{Let: true}) // as the solvers get it
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d.smt2", what, n)), []byte(text), 0o644)
 	}
 }

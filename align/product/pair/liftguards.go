@@ -105,10 +105,10 @@ func (fg frameGuards) checkLifted(ctx context.Context, s prove.Solver, simp *ir.
 	}
 	facts := append(memoryFreeConjuncts(b, q.Assertions), b.Not(b.And(conds...)))
 	fctx, cancel := context.WithTimeout(ctx, liftBudget)
-	fr := s.Check(fctx, prove.Query{B: b, Assertions: facts, Let: q.Let})
+	fr := s.Check(fctx, prove.Query{B: b, Assertions: facts})
 	cancel()
 	if fr.Status != smtlib.Unsat {
 		return r, 1, false
 	}
-	return s.Check(ctx, prove.Query{B: b, Assertions: lifted, Let: q.Let}), 2, true
+	return s.Check(ctx, prove.Query{B: b, Assertions: lifted}), 2, true
 }

@@ -382,7 +382,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	}
 
 	check := func(name string, goal ...ir.Term) bool {
-		q := prove.Query{B: b, Assertions: append([]ir.Term{pre}, goal...), Let: calls}
+		q := prove.Query{B: b, Assertions: append([]ir.Term{pre}, goal...)}
 		if prove.DumpQuery != nil {
 			prove.DumpQuery("loopfree-"+strings.ReplaceAll(name, " ", "_"), q)
 		}
@@ -414,9 +414,9 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	// The assumptions must hold in some state, or every obligation below
 	// would be discharged vacuously.
 	if prove.DumpQuery != nil {
-		prove.DumpQuery("loopfree-precondition", prove.Query{B: b, Assertions: []ir.Term{pre}, Let: calls})
+		prove.DumpQuery("loopfree-precondition", prove.Query{B: b, Assertions: []ir.Term{pre}})
 	}
-	r := p.Satisfiable(ctx, s, pre, calls)
+	r := p.Satisfiable(ctx, s, pre)
 	out.SMTQueries++
 	if r.Status != smtlib.Sat {
 		out.Reason = "inconsistent-assumptions: the precondition is not satisfiable (" + r.Status.String() + " " + r.Reason + ")"

@@ -20,11 +20,11 @@ import (
 // callee's memory an uninterpreted function of the last, made a
 // precondition the solver could not satisfy in a minute (lua's
 // atomic2gen, clang-16 -O2), where the first run's state satisfies it.
-func (p *Pair) Satisfiable(ctx context.Context, s prove.Solver, t ir.Term, let bool) prove.Result {
+func (p *Pair) Satisfiable(ctx context.Context, s prove.Solver, t ir.Term) prove.Result {
 	if p.SatisfiedByRun(t) {
 		return prove.Result{Status: smtlib.Sat}
 	}
-	return s.Check(ctx, prove.Query{B: p.B, Assertions: []ir.Term{t}, Let: let})
+	return s.Check(ctx, prove.Query{B: p.B, Assertions: []ir.Term{t}})
 }
 
 // SatisfiedByRun says whether t, over the source's entry state (the

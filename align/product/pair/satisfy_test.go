@@ -32,7 +32,7 @@ func TestSatisfiedByRun(t *testing.T) {
 	if p.SatisfiedByRun(never) {
 		t.Errorf("a run's entry state satisfies rsp = 1")
 	}
-	if r := p.Satisfiable(context.Background(), s, never, false); r.Status != smtlib.Unsat {
+	if r := p.Satisfiable(context.Background(), s, never); r.Status != smtlib.Unsat {
 		t.Errorf("the precondition with rsp = 1: %v, want unsat", r.Status)
 	}
 }
