@@ -232,9 +232,9 @@ func TestWeakenBound(t *testing.T) {
 		{b.Ule(c(11), x), 10, b.Ule(c(10), x)},
 		{b.Ule(c(11), x), 12, ir.NoTerm},
 		{b.Ule(x, c(40)), 41, b.Ule(x, c(41))},
-		{b.Ule(x, c(40)), 80, b.Ule(x, c(80))},      // moved by its own size
-		{b.Ule(x, c(40)), 81, ir.NoTerm},             // further: a coincidence
-		{b.Ule(x, c(4)), 20, b.Ule(x, c(20))},        // by maxSnap, however small
+		{b.Ule(x, c(40)), 80, b.Ule(x, c(80))}, // moved by its own size
+		{b.Ule(x, c(40)), 81, ir.NoTerm},       // further: a coincidence
+		{b.Ule(x, c(4)), 20, b.Ule(x, c(20))},  // by maxSnap, however small
 		{b.Ule(x, c(4)), 21, ir.NoTerm},
 		{b.Ule(x, c(0x80)), 0xff, ir.NoTerm}, // x ≤u 255 says nothing
 		{b.Ule(c(11), x), 0, ir.NoTerm},
