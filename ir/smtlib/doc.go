@@ -22,10 +22,9 @@
 //     so the two cannot disagree about a symbol, and neither keeps a switch
 //     of its own from symbols to ops.
 //   - The printer (print.go): WriteQuery prints a conjunction as a script,
-//     naming shared and deep subterms once (define-fun, or nested lets:
-//     what the solvers are sent, since z3 expands a define-fun's body
-//     again at each use and parses a long chain of them in quadratic
-//     time), with canonical variable names on request (that
+//     naming shared and deep subterms once (define-fun, or nested lets,
+//     which z3 parses in linear time where it expands a define-fun's body
+//     again at each use: the form for queries that name many), with canonical variable names on request (that
 //     text keys the query cache); Names maps the printed names back to
 //     terms. Memory selects and stores expand into byte-wise array
 //     operations, rotations by a term into shifts, vector variables wider

@@ -45,14 +45,19 @@ type PrintOptions struct {
 	// print the same text: that text is the key of the query cache.
 	Canonical bool
 	// Let names shared subterms with nested lets inside a single assert
-	// instead of define-fun commands: the form for solvers without
-	// define-fun (boolector 1.5), and the fast one for z3, which expands
-	// a define-fun's body again at each use and so takes time quadratic
-	// in a long chain of definitions to parse (clang's vectorized clamp
-	// loop: 1800 definitions, over 100 s before any solving; its lets
-	// are parsed at once). The lanes of vector variables are bound by
-	// lets too.
+	// instead of define-fun commands, for solvers without define-fun
+	// (boolector 1.5). The lanes of vector variables are bound by lets
+	// too.
 	Let bool
+	// LetAbove, when positive, chooses the let form for a query that
+	// names more than LetAbove subterms. z3 expands a define-fun's body
+	// again at each use, so a long chain of definitions parses in
+	// quadratic time (clang's vectorized clamp loop: 1800 definitions,
+	// over 100 s before any solving; as lets, at once). But the
+	// expansion also simplifies, and on small queries define-funs are
+	// the faster form: a random term's select-over-store query took z3
+	// 17 s as lets and 0.03 s as define-funs.
+	LetAbove int
 }
 
 // WriteQuery prints the conjunction of asserts as an SMT-LIB2 script: a
@@ -67,10 +72,11 @@ func WriteQuery(w io.Writer, b *ir.Builder, asserts []ir.Term, opts PrintOptions
 		}
 	}
 	p := newPrinter(b, asserts, opts.Canonical, true)
-	p.letLanes = opts.Let
+	useLet := opts.Let || opts.LetAbove > 0 && len(p.named) > opts.LetAbove
+	p.letLanes = useLet
 	bw := bufio.NewWriter(w)
 	p.w = bw
-	p.script(asserts, opts.Let)
+	p.script(asserts, useLet)
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}

@@ -251,3 +251,22 @@ func TestDeepChainPrints(t *testing.T) {
 		t.Errorf("z3: %s, want unsat", got)
 	}
 }
+
+// TestLetAbove: define-funs while a query names at most LetAbove
+// subterms, lets beyond.
+func TestLetAbove(t *testing.T) {
+	b := ir.NewBuilder()
+	x := b.Var("x", ir.BVSort(32))
+	t1 := b.Add(x, x)
+	t2 := b.Mul(t1, t1)
+	asserts := []ir.Term{b.Eq(b.Add(t2, t2), t1)}
+	for _, tc := range []struct {
+		above int
+		let   bool
+	}{{0, false}, {1, true}, {100, false}} {
+		text, _ := QueryString(b, asserts, PrintOptions{LetAbove: tc.above})
+		if got := strings.Contains(text, "(let "); got != tc.let || got == strings.Contains(text, "define-fun") {
+			t.Errorf("LetAbove %d: let form %v, want %v:\n%s", tc.above, got, tc.let, text)
+		}
+	}
+}
