@@ -83,8 +83,8 @@ func bounds(tm *termer, t *table, e eqResult) []Candidate {
 
 // scattered reports whether a column of 32 bits or more has values spread
 // over a quarter of its width's range or more, both as unsigned and as
-// signed numbers (at least minScatteredRows of them): data (a sum of random elements, a
-// hash), not a counter, a length or an address, which keep to a narrow
+// signed numbers (at least minScatteredRows of them): data (a sum of
+// random elements, a hash), not a counter, a length or an address, which keep to a narrow
 // range of one of the two. A bound at the data's extreme is where the
 // sampling stopped, not where the program stops, and an order between
 // such a column and a narrow one holds because the narrow one's values
@@ -284,8 +284,9 @@ func outsideNarrow(ci []uint64, wi uint32, cj []uint64, wj uint32, signed bool) 
 // enough to admit a value of x the data did not show, a counterexample's
 // (value gives x's value in it): x ≥u 11 with x = 10 becomes x ≥u 10. The
 // runs give the tightest bound they saw; the loop's own bound is often a
-// little looser. Any other term, a value the bound admits already, or one
-// at the extreme of x's width (the bound would say nothing) is not
+// little looser. Any other term, a value the bound admits already, one
+// at the extreme of x's width (the bound would say nothing), or one that
+// would move the bound further than its own size (or maxSnap) is not
 // weakened (false).
 //
 // Which value the solver picks is arbitrary: for digits' x ≥u 1008 it may
