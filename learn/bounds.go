@@ -29,13 +29,7 @@ func bounds(tm *termer, t *table, e eqResult) []Candidate {
 		w := t.width[i]
 		col := t.cols[i]
 		data := scattered(col, w)
-		umin, umax := col[0], col[0]
-		smin, smax := sext64(col[0], w), sext64(col[0], w)
-		for _, v := range col[1:] {
-			umin, umax = min(umin, v), max(umax, v)
-			s := sext64(v, w)
-			smin, smax = min(smin, s), max(smax, s)
-		}
+		umin, umax, smin, smax := extremes(col, w)
 		x, name := tm.vars[i].Term, tm.vars[i].Name
 		c := func(v uint64) ir.Term { return b.Const(w, v) }
 		if data {
@@ -96,15 +90,22 @@ func scattered(col []uint64, w uint32) bool {
 	if w < 32 || len(col) < minScatteredRows {
 		return false
 	}
-	umin, umax := col[0], col[0]
-	smin, smax := sext64(col[0], w), sext64(col[0], w)
+	umin, umax, smin, smax := extremes(col, w)
+	quarter := uint64(1) << (w - 2)
+	return umax-umin >= quarter && uint64(smax-smin) >= quarter
+}
+
+// extremes are a w-bit column's least and greatest values, read unsigned
+// and read signed.
+func extremes(col []uint64, w uint32) (umin, umax uint64, smin, smax int64) {
+	umin, umax = col[0], col[0]
+	smin, smax = sext64(col[0], w), sext64(col[0], w)
 	for _, v := range col[1:] {
 		umin, umax = min(umin, v), max(umax, v)
 		s := sext64(v, w)
 		smin, smax = min(smin, s), max(smax, s)
 	}
-	quarter := uint64(1) << (w - 2)
-	return umax-umin >= quarter && uint64(smax-smin) >= quarter
+	return umin, umax, smin, smax
 }
 
 // minScatteredRows is the fewest rows scattered judges: two or three
