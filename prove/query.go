@@ -51,11 +51,11 @@ const ReasonBadModel = "bad-model"
 // queries alike), sends it to ts, and reads the model back into ir terms.
 func NewSolver(ts TextSolver) Solver { return &textSolver{ts: ts} }
 
-// maxDefineFuns is the most subterms a query names with define-funs;
+// MaxDefineFuns is the most subterms a query names with define-funs;
 // beyond it, lets (smtlib.PrintOptions.LetAbove). z3 parsed the first
 // 150 definitions of clang fclamp's chain in 0.04 s, 200 in 0.37 s, 300
 // in 1.6 s, all 1810 in over 100 s.
-const maxDefineFuns = 200
+const MaxDefineFuns = 200
 
 type textSolver struct{ ts TextSolver }
 
@@ -69,7 +69,7 @@ func (s *textSolver) Check(ctx context.Context, q Query) Result {
 		sent = ak.q
 		ctx = z3.WithLogicSolverFirst(ctx)
 	}
-	text, names := smtlib.QueryString(q.B, sent.Assertions, smtlib.PrintOptions{Canonical: true, LetAbove: maxDefineFuns})
+	text, names := smtlib.QueryString(q.B, sent.Assertions, smtlib.PrintOptions{Canonical: true, LetAbove: MaxDefineFuns})
 	a := s.ts.CheckText(ctx, text)
 	r := Result{Status: a.Status, Reason: a.Reason, Solver: a.Solver, Elapsed: a.Elapsed, Cached: a.Cached}
 	if a.Status != smtlib.Sat {

@@ -22,7 +22,7 @@ func init() {
 	n := 0
 	prove.DumpQuery = func(what string, q prove.Query) {
 		n++
-		text, _ := smtlib.QueryString(q.B, q.Assertions, smtlib.PrintOptions{LetAbove: 200}) // as the solvers get it (prove/query.go)
+		text, _ := smtlib.QueryString(q.B, q.Assertions, smtlib.PrintOptions{LetAbove: prove.MaxDefineFuns}) // as the solvers get it
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d.smt2", what, n)), []byte(text), 0o644)
 	}
 }
