@@ -417,6 +417,46 @@ func (f *File) DataSymbol(name string) (DataSymbol, bool) {
 	return DataSymbol{}, false
 }
 
+// SectionObject returns the unnamed object that starts at offset off of
+// the allocated data section name, when code refers to that section as
+// a whole (no symbol of that name): its bytes up to where the next object
+// may start (nextStart: a symbol, another relocation's target, the end).
+// clang puts a function's switch lookup table, other functions' jump
+// tables and constants in one .rodata, each referred to as .rodata+off;
+// the object at off is the part one reference reads.
+func (f *File) SectionObject(name string, off uint64) (DataSymbol, bool) {
+	for i := range f.Symbols {
+		if f.Symbols[i].Name == name && f.Symbols[i].Defined {
+			return DataSymbol{}, false
+		}
+	}
+	for i := range f.sections {
+		sec := &f.sections[i]
+		if sec.name != name || sec.flags&elf.SHF_ALLOC == 0 || sec.flags&elf.SHF_EXECINSTR != 0 || off >= sec.size {
+			continue
+		}
+		idx := elf.SectionIndex(i)
+		end := f.nextStart(idx, off)
+		d := DataSymbol{
+			Size:      end - off,
+			ReadOnly:  sec.flags&elf.SHF_WRITE == 0,
+			Relocated: sec.relocated && (sec.relOnly || !f.unrelocated(idx, off, end-off)),
+			Align:     addressAlign(off, sec.alignLimit()),
+		}
+		if f.Kind != Relocatable {
+			d.Align = addressAlign(sec.addr+off, maxKnownAlign)
+		}
+		if sec.data != nil && end <= uint64(len(sec.data)) {
+			d.Bytes = sec.data[off:end]
+		}
+		if d.Relocated && !sec.relOnly {
+			d.Relocs = f.dataRelocsIn(idx, off, end-off)
+		}
+		return d, true
+	}
+	return DataSymbol{}, false
+}
+
 // alignLimit is the section's alignment as a bound for addressAlign.
 func (sec *sectionInfo) alignLimit() uint64 { return min(max(sec.align, 1), maxKnownAlign) }
 

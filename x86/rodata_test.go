@@ -74,3 +74,52 @@ func hasConstant(b *ir.Builder, x float64, roots ...ir.Term) bool {
 	}
 	return false
 }
+
+// TestSectionObject: clang -O2 turns a switch of constants into a table
+// of the values in .rodata, referred to as .rodata+off, and two such
+// switches share the section. The object at each reference holds that
+// switch's values and ends where the other table starts (or the section
+// does), so pinning one table's bytes says nothing of the other's.
+func TestSectionObject(t *testing.T) {
+	const src = `
+int first(int k) {
+	switch (k) { case 0: return 11; case 1: return 23; case 2: return 37; case 3: return 41; case 4: return 53; default: return 0; }
+}
+int second(int k) {
+	switch (k) { case 0: return 2; case 1: return 3; case 2: return 5; case 3: return 7; case 4: return 13; case 5: return 17; default: return 0; }
+}
+`
+	obj := compileSource(t, "clang-16", "sectionobject", src, "-O2")
+	f := mustOpen(t, obj)
+	for _, c := range []struct {
+		fn     string
+		values []uint32
+	}{{"first", []uint32{11, 23, 37, 41, 53}}, {"second", []uint32{2, 3, 5, 7, 13, 17}}} {
+		fn := mustFunction(t, f, c.fn)
+		found := false
+		for _, in := range fn.Insts {
+			for _, ref := range in.Refs {
+				d, ok := f.SectionObject(ref.Symbol, uint64(ref.Offset))
+				if !ok {
+					continue
+				}
+				found = true
+				if !d.ReadOnly || d.Relocated || len(d.Bytes) != 4*len(c.values) {
+					t.Errorf("%s: %s%+d: read-only %v relocated %v, %d bytes; want a read-only table of %d values", c.fn, ref.Symbol, ref.Offset, d.ReadOnly, d.Relocated, len(d.Bytes), len(c.values))
+					continue
+				}
+				for i, v := range c.values {
+					if got := uint32(d.Bytes[4*i]) | uint32(d.Bytes[4*i+1])<<8 | uint32(d.Bytes[4*i+2])<<16 | uint32(d.Bytes[4*i+3])<<24; got != v {
+						t.Errorf("%s: value %d is %d, want %d", c.fn, i, got, v)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no reference to a section as a whole (clang-16 -O2 made no value table?)", c.fn)
+		}
+	}
+	if _, ok := f.SectionObject("first", 0); ok {
+		t.Errorf("SectionObject took a function symbol for a section")
+	}
+}

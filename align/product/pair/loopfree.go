@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -177,20 +178,67 @@ func (c *Counterexample) Globals() map[string][]byte {
 func (p *Pair) GlobalVars() []ir.Term {
 	var out []ir.Term
 	seen := map[ir.Term]bool{}
-	for _, g := range []*ir.TFG{p.Src.TFG, p.Dst.TFG} {
-		var roots []ir.Term
-		for _, e := range g.Edges {
-			roots = append(roots, e.Cond, e.Fault)
-			roots = append(roots, e.Transfer...)
-		}
-		for _, t := range p.B.PostOrder(roots...) {
-			if p.B.Op(t) == ir.OpVar && strings.HasPrefix(p.B.VarName(t), "&") && !seen[t] {
+	for _, side := range []Side{p.Src, p.Dst} {
+		for t := range p.globalsOf(side) {
+			if !seen[t] {
 				seen[t] = true
 				out = append(out, t)
 			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return p.B.VarName(out[i]) < p.B.VarName(out[j]) })
+	return out
+}
+
+// globalsOf returns the address variables of globals one side's code names.
+func (p *Pair) globalsOf(side Side) map[ir.Term]bool {
+	var roots []ir.Term
+	for _, e := range side.TFG.Edges {
+		roots = append(roots, e.Cond, e.Fault)
+		roots = append(roots, e.Transfer...)
+	}
+	out := map[ir.Term]bool{}
+	for _, t := range p.B.PostOrder(roots...) {
+		if p.B.Op(t) == ir.OpVar && strings.HasPrefix(p.B.VarName(t), "&") {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+// sectionRefs are the offsets into section sym at which the code of f's
+// side of the pair refers to it, in increasing order.
+func (p *Pair) sectionRefs(f *x86.File, sym string) []uint64 {
+	var out []uint64
+	for _, side := range []Side{p.Src, p.Dst} {
+		if side.File != f {
+			continue
+		}
+		for _, in := range side.Fn.Insts {
+			for _, ref := range in.Refs {
+				if ref.Symbol == sym && ref.Offset >= 0 && !ref.GOT {
+					out = append(out, uint64(ref.Offset))
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// readOnlyFiles are the files whose contents of read-only object name the
+// pair's code reads: those of the sides whose code names it (g). A section
+// symbol (.rodata) names a different object in each file; when one side
+// alone reads it (clang -O0's jump table is resolved as the code is
+// lifted, -O2's lookup table is read), the other file's bytes do not
+// matter.
+func (p *Pair) readOnlyFiles(g ir.Term) []*x86.File {
+	var out []*x86.File
+	for _, side := range []Side{p.Src, p.Dst} {
+		if p.globalsOf(side)[g] {
+			out = append(out, side.File)
+		}
+	}
 	return out
 }
 
@@ -746,8 +794,24 @@ func (p *Pair) Precondition() (ir.Term, []string) {
 		if strings.HasPrefix(name, "&str:") {
 			continue
 		}
-		for _, f := range []*x86.File{p.Src.File, p.Dst.File} {
-			d, ok := f.DataSymbol(strings.TrimPrefix(name, "&"))
+		for _, f := range p.readOnlyFiles(g.addr) {
+			sym := strings.TrimPrefix(name, "&")
+			if _, ok := f.SectionObject(sym, 0); ok {
+				// A section named as a whole: the objects in it the
+				// code refers to (reading one pins no other table's
+				// bytes, nor needs the other tables' relocations named).
+				for _, off := range p.sectionRefs(f, sym) {
+					d, _ := f.SectionObject(sym, off)
+					if !d.ReadOnly || d.Bytes == nil || pinned+len(d.Bytes) > maxPinnedBytes || !d.SameContents(d) {
+						continue
+					}
+					pinned += len(d.Bytes)
+					facts = append(facts, pinnedContents(b, mem0, b.Add(g.addr, c(off)), d)...)
+					assumptions = append(assumptions, fmt.Sprintf("read-only %s%+d holds its %d bytes from %s", name, off, len(d.Bytes), f.Path))
+				}
+				break
+			}
+			d, ok := f.DataSymbol(sym)
 			// SameContents(d): every relocation names its target.
 			if !ok || !d.ReadOnly || d.Bytes == nil || pinned+len(d.Bytes) > maxPinnedBytes || !d.SameContents(d) {
 				continue
@@ -890,6 +954,9 @@ func (p *Pair) readOnlyDataDiffers() string {
 		name, ok := strings.CutPrefix(p.B.VarName(g), "&")
 		if !ok || strings.HasPrefix(name, "str:") {
 			continue // string literals are named by their contents
+		}
+		if len(p.readOnlyFiles(g)) < 2 {
+			continue // one side's code reads it: pinned to that file's bytes
 		}
 		ds, okS := p.Src.File.DataSymbol(name)
 		dd, okD := p.Dst.File.DataSymbol(name)
