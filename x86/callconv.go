@@ -102,6 +102,9 @@ type CallConvention struct {
 	// Sqrt are the square roots of SqrtCallees that neither file
 	// defines, whose results the model computes (sqrtResult).
 	Sqrt map[string]bool
+	// FirstArg are the callees of FirstArgCallees that neither file
+	// defines: rax after a call is the call's first argument.
+	FirstArg map[string]bool
 	// SiteRead are the callees some of whose arguments the call sites'
 	// registers give (Callees.Sites: a variadic callee's variadic part,
 	// every argument of one without a prototype), by how many arguments
@@ -262,6 +265,9 @@ func (c *CallConvention) call(fn CallFunc, args []ir.Term) ir.Term {
 	if r, ok := c.absResult(fn, vals, app); ok {
 		return r
 	}
+	if c.FirstArg[fn.Callee] && fn.Result == "rax" && len(vals) > 0 && b.Sort(vals[0]).Width == 64 {
+		return vals[0]
+	}
 	r := app
 	if fn.Result == "mem" {
 		r = c.replay(mem, rsp, app)
@@ -311,6 +317,18 @@ func (c *CallConvention) absResult(fn CallFunc, vals []ir.Term, app ir.Term) (ir
 		r = concat(b, extract(b, app, 63, w), r)
 	}
 	return c.Simp.Simplify(r), true
+}
+
+// FirstArgCallees are the C library's functions that return their first
+// argument (C11 7.24.2–7.24.3, 7.24.6.1: "returns the value of s1"), and
+// glibc's checked forms of them, which _FORTIFY_SOURCE calls instead.
+// gcc uses the returned register where the C code uses the pointer it
+// passed (return memcpy(p, s, n) or p after the call), so only the value
+// the function defines can make the two compare.
+var FirstArgCallees = map[string]bool{
+	"memcpy": true, "memmove": true, "memset": true, "strcpy": true, "strncpy": true, "strcat": true, "strncat": true,
+	"__memcpy_chk": true, "__memmove_chk": true, "__memset_chk": true, "__strcpy_chk": true, "__strncpy_chk": true,
+	"__strcat_chk": true, "__strncat_chk": true,
 }
 
 // SqrtCallees are the C library's square roots, by the width of their

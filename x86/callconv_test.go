@@ -175,3 +175,36 @@ func TestConstCallees(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstArgCallees: rax after a call of memcpy (a callee of
+// FirstArgCallees the files do not define) is the destination it was
+// given, on both sides alike; the call's memory result stays the
+// callee's. Not marked, the result is the callee's own.
+func TestFirstArgCallees(t *testing.T) {
+	b := ir.NewBuilder()
+	rsp0 := b.Var("rsp", ir.BVSort(64))
+	mem0 := b.Var("mem", ir.MemSort)
+	d, s, n := b.Var("d", ir.BVSort(64)), b.Var("s", ir.BVSort(64)), b.Var("n", ir.BVSort(64))
+	fn := CallFunc{Callee: "memcpy", N: 3, Complete: true}
+	lift := func(result string, so ir.Sort) ir.Term {
+		f := fn
+		f.Result = result
+		uf := b.DeclareFunc(f.String(), []ir.Sort{ir.BVSort(64), ir.BVSort(64), ir.BVSort(64), ir.BVSort(64), ir.MemSort}, so)
+		return b.Apply(uf, d, s, n, b.Add(rsp0, b.Const(64, ^uint64(15))), mem0)
+	}
+	rax, mem := lift("rax", ir.BVSort(64)), lift("mem", ir.MemSort)
+	for _, marked := range []bool{true, false} {
+		cc := &CallConvention{B: b, Simp: ir.NewSimplifier(b), RSP0: rsp0, Limit: 0x100, Mem0: mem0,
+			FirstArg: map[string]bool{"memcpy": marked}}
+		r, m := cc.Rewrite(rax), cc.Rewrite(mem)
+		if (r == d) != marked {
+			t.Errorf("marked %v: rax after memcpy is %s", marked, b.Short(r))
+		}
+		if m == mem0 || b.Op(m) == ir.OpVar {
+			t.Errorf("marked %v: memory after memcpy is %s, want the callee's", marked, b.Short(m))
+		}
+	}
+	if cc := (&CallConvention{B: b, Simp: ir.NewSimplifier(b), RSP0: rsp0, Limit: 0x100, Mem0: mem0}); cc.Rewrite(rax) == d {
+		t.Errorf("memcpy's result is its argument without FirstArg")
+	}
+}

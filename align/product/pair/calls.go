@@ -66,6 +66,9 @@ func (p *Pair) callAssumptions(callees []string) []string {
 		if p.libraryCallees(sqrtNames)[name] {
 			out = append(out, fmt.Sprintf("%s is the C library's square root: it returns what sqrtsd (sqrtss) computes and writes memory (errno) only for an operand below zero", name))
 		}
+		if p.libraryCallees(x86.FirstArgCallees)[name] {
+			out = append(out, fmt.Sprintf("%s returns its first argument, as the C library defines it", name))
+		}
 		if p.pureCallees()[name] {
 			out = append(out, fmt.Sprintf("%s is a pure function of the C library: its result depends on its arguments and the memory outside the caller's stack, and it changes no memory", name))
 		}
@@ -162,7 +165,7 @@ func (p *Pair) callConvention(mem0 ir.Term, es []*escapedLocal) *x86.CallConvent
 	}
 	return &x86.CallConvention{B: p.B, Simp: p.Src.TFG.Simplifier, RSP0: p.SrcVar(x86.StateGPR0 + x86.RSP), Limit: StackLimit,
 		Outside: outside, ReadOnly: inReadOnly, Mem0: mem0, Const: p.constCallees(), Pure: p.pureCallees(),
-		Sqrt: p.libraryCallees(sqrtNames), SiteRead: p.siteReadCallees()}
+		Sqrt: p.libraryCallees(sqrtNames), FirstArg: p.libraryCallees(x86.FirstArgCallees), SiteRead: p.siteReadCallees()}
 }
 
 // siteReadCallees are the callees some of whose arguments the source's
