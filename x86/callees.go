@@ -240,8 +240,15 @@ func (l *lifter) callArgs(s *State, name string, proto *FuncDebug) Args {
 					v = zext(b, v, 64)
 				}
 				out.Values = append(out.Values, v)
+			case t.Kind == KindStruct || t.Kind == KindUnion || t.Kind == KindComplex:
+				words, ok := l.aggregateArg(s, t, &gi, &xi, stackSlot)
+				if !ok {
+					out.Complete = false
+					return l.allRegs(s, out)
+				}
+				out.Values = append(out.Values, words...)
 			default:
-				out.Complete = false // a struct by value, a long double, …
+				out.Complete = false // a long double, …
 				return l.allRegs(s, out)
 			}
 		}
@@ -263,6 +270,97 @@ func (l *lifter) callArgs(s *State, name string, proto *FuncDebug) Args {
 		out.Complete = false // stack arguments without a prototype
 	}
 	return out
+}
+
+// aggregateArg reads a struct, union or complex argument of type t as the
+// SysV convention passes it: one of at most 16 bytes in the registers its
+// eightbytes' classes name (Eightbytes) when enough of them are left,
+// else, and above 16 bytes, in consecutive 8-byte stack slots. Each
+// eightbyte is one value, its padding bytes cleared: the caller leaves
+// there whatever it had, which two builds need not agree on. It reports
+// false when the padding is not known (a union's, bit-fields, members
+// DWARF does not describe) or a member may need 16-byte alignment.
+func (l *lifter) aggregateArg(s *State, t Type, gi, xi *int, stackSlot func(int64) ir.Term) ([]ir.Term, bool) {
+	b := l.b
+	if t.Size <= 0 {
+		return nil, false
+	}
+	// masked keeps the bytes of v that m selects and makes the others
+	// zero, piece by piece rather than with an and: a piece of a load is
+	// a load of those bytes, so the padding's bytes (the -O0 frame's
+	// leftovers) are not read at all.
+	masked := func(v ir.Term, m uint64) ir.Term {
+		if m == ^uint64(0) {
+			return v
+		}
+		var word ir.Term
+		for lo := uint32(0); lo < 64; {
+			hi := lo + 8
+			keep := m>>lo&0xff != 0
+			for hi < 64 && (m>>hi&0xff != 0) == keep {
+				hi += 8
+			}
+			piece := b.Const(hi-lo, 0)
+			if keep {
+				piece = extract(b, v, hi-1, lo)
+			}
+			if word == ir.NoTerm {
+				word = piece
+			} else {
+				word = b.Concat(piece, word)
+			}
+			lo = hi
+		}
+		return word
+	}
+	n := int((t.Size + 7) / 8)
+	masks := make([]uint64, n)
+	var out []ir.Term
+	if e, ok := t.Eightbytes(); ok && t.Size <= 16 {
+		if !e.Exact {
+			return nil, false
+		}
+		ints, vecs := 0, 0
+		for i := range e.N {
+			if e.SSE[i] {
+				vecs++
+			} else {
+				ints++
+			}
+		}
+		if *gi+ints <= 6 && *xi+vecs <= 8 {
+			for i := range e.N {
+				var v ir.Term
+				if e.SSE[i] {
+					v = extract(b, s.XMM[*xi], 63, 0)
+					*xi++
+				} else {
+					v = s.GPR[CalleeArgRegs[*gi]]
+					*gi++
+				}
+				out = append(out, masked(v, e.Mask[i]))
+			}
+			return out, true
+		}
+		copy(masks, e.Mask[:e.N])
+	} else {
+		// Passed in memory: which bytes are members, from DWARF.
+		if t.Kind != KindStruct || len(t.Members) == 0 {
+			return nil, false
+		}
+		for _, m := range t.Members {
+			if m.InUnion || m.Size <= 0 || m.Size > 8 || m.Off < 0 || m.Off+m.Size > t.Size {
+				return nil, false
+			}
+			for k := m.Off; k < m.Off+m.Size; k++ {
+				masks[k/8] |= 0xff << (8 * uint(k%8))
+			}
+		}
+	}
+	for i := range n {
+		out = append(out, masked(stackSlot(8), masks[i]))
+	}
+	return out, true
 }
 
 // allRegs is the argument list of a call whose arguments are not known:

@@ -229,3 +229,18 @@ char *dup(const char *s)
 		memcpy(p, s, n + 1);
 	return p;
 }
+
+/* Structs by value (SysV): in registers by their eightbytes' classes, in
+   stack slots above 16 bytes; padding bytes are no part of the argument. */
+struct pt { int x, y; };
+struct cpad { char c; int x; };
+struct mix { long a; double d; };
+struct quad { long a, b, c, d; };
+extern long takept(struct pt p, int k);
+extern long takecpad(struct cpad v);
+extern long takemix(int k, struct mix m);
+extern long takequad(int a, struct quad s, long z);
+long passpt(int x) { struct pt p = {x, x + 1}; return takept(p, 3) + 1; }
+long passcpad(int x) { struct cpad v = {'a', x}; return takecpad(v); }
+long passmix(long a) { struct mix m = {a, 1.5}; return takemix(7, m); }
+long passquad(long x) { struct quad s = {x, 0, 2, x}; return takequad(1, s, x) + 1; }
