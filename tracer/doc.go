@@ -244,7 +244,9 @@
 // sub, imul, neg, inc, dec, lea or left shift (sio), a shift count at least
 // the width (shift), a misaligned 2/4/8-byte access through a computed
 // address (align: frame slots and globals named by displacement are the
-// compiler's own layout), a computed access into the frame outside the local variable it starts from, or out
+// compiler's own layout), a computed access into the frame outside the local variable it starts from
+// (the outgoing argument area reached through a copy of rsp, where gcc -O0 copies a struct passed by
+// value, is the compiler's own too), or out
 // of the global object its pointer came from (obva, by the function's
 // DWARF and the executable's symbols). It over-approximates (-O0 code does not say
 // which arithmetic is unsigned) so that an input it passes has no such UB;

@@ -276,7 +276,7 @@ func (m *ubMonitor) checkMemory(inst x86asm.Inst, fr funcRange, pre *State, next
 		if isFrameReg(mem.Base) {
 			anchor += uint64(mem.Disp)
 		}
-		if mem.Base == 0 || !m.withinLocal(fr, pre, anchor, addr, n) {
+		if mem.Base == 0 || !m.withinLocal(fr, pre, anchor, addr, n) && !m.outgoingArea(fr, pre, anchor, addr, n) {
 			return set(ub.OBVA), fmt.Sprintf("computed access at frame offset %d outside the local variable it starts from", int64(addr-m.rsp0))
 		}
 	}
@@ -311,6 +311,39 @@ func (m *ubMonitor) withinLocal(fr funcRange, pre *State, anchor, addr, n uint64
 		}
 	}
 	return false
+}
+
+// outgoingArea reports whether [addr, addr+n) lies in the monitored
+// function's outgoing argument area, reached through a copy of the stack
+// pointer: anchor is rsp itself, the bytes lie above it and in no local
+// variable or parameter DWARF places in the frame. gcc -O0 copies a struct
+// passed by value into its stack slots that way (mov rcx, rsp; mov [rcx],
+// rax): the compiler's own access, no C pointer's.
+func (m *ubMonitor) outgoingArea(fr funcRange, pre *State, anchor, addr, n uint64) bool {
+	if fr.name != m.fn || m.debug == nil || anchor != pre.Regs[RSP] || addr < anchor || addr+n > m.rsp0 {
+		return false
+	}
+	var base uint64
+	switch fb := m.debug.FrameBase; {
+	case fb.CFA:
+		base = m.rsp0 + 8
+	case fb.Reg == x86asm.RBP:
+		base = pre.Regs[RBP] + uint64(fb.Offset)
+	default:
+		return false
+	}
+	for _, vs := range [][]x86.Variable{m.debug.Locals, m.debug.Params} {
+		for _, v := range vs {
+			if !v.InFrame || v.Type.Size <= 0 {
+				continue
+			}
+			lo := base + uint64(v.FrameOffset)
+			if addr < lo+uint64(v.Type.Size) && lo < addr+n {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func set(m ub.Model) ub.Set { return 1 << m }

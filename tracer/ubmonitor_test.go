@@ -41,6 +41,11 @@ struct __attribute__((packed)) pk {
 	long l;
 };
 long pkd(int v) { struct pk s; s.c = 1; s.i = v; s.l = v; return s.i + s.c + s.l; }
+struct quad {
+	long a, b, c, d;
+};
+extern long sinkquad(int k, struct quad q);
+long quadarg(long x) { struct quad q = {x, 0, 2, x}; return sinkquad(1, q); }
 `
 
 var ubConstant = regexp.MustCompile(`\{ .* \}`).ReplaceAllString(ubSource, "{ return 12345; }")
@@ -90,6 +95,10 @@ func TestUBMonitor(t *testing.T) {
 		// compiler's own layout, no C pointer (only computed addresses
 		// are checked for alignment).
 		{"pkd", Input{Args: []uint64{7}}, 0},
+		// gcc -O0 copies a struct passed by value into the outgoing
+		// argument area through a copy of rsp (mov rcx, rsp; mov [rcx],
+		// rax): the compiler's own stack slots, no local's.
+		{"quadarg", Input{Args: []uint64{7}}, 0},
 		{"loc", Input{Args: []uint64{3}}, 0},
 		{"loc", Input{Args: []uint64{4}}, 1 << ub.OBVA},
 		{"loc", Input{Args: []uint64{0xffffffffffffffff}}, 1 << ub.OBVA},
