@@ -251,7 +251,7 @@ func (c *CallConvention) call(fn CallFunc, args []ir.Term) ir.Term {
 	switch fn.Result {
 	case "rax", "rdx":
 		result = ir.BVSort(64)
-	case "xmm0":
+	case "xmm0", "xmm1":
 		result = ir.BVSort(128)
 	}
 	name := cf.String()

@@ -214,6 +214,16 @@ func (l *lifter) callArgs(s *State, name string, proto *FuncDebug) Args {
 		return b.Select(s.Mem, a, uint32(size))
 	}
 	if proto != nil {
+		switch proto.Return.ReturnClass() {
+		case ReturnInMemory:
+			// The hidden first argument: where the callee writes
+			// the result (and returns in rax).
+			out.Values = append(out.Values, s.GPR[RDI])
+			gi = 1
+		case ReturnUnknown:
+			out.Complete = false
+			return l.allRegs(s, out)
+		}
 		for _, p := range proto.Params {
 			t := p.Type
 			switch {

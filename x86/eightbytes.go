@@ -89,3 +89,37 @@ func (e Eightbytes) Counts() (ints, sses int) {
 	}
 	return ints, sses
 }
+
+// ReturnClass says how a function returning t gives its result.
+type ReturnClass uint8
+
+const (
+	ReturnInRegisters ReturnClass = iota // rax, rdx, xmm0, xmm1 or st0 (and void)
+	ReturnInMemory                       // where the hidden first argument points (its address back in rax)
+	ReturnUnknown                        // an aggregate DWARF does not describe well enough to say
+)
+
+// ReturnClass is how the SysV convention returns a value of type t: an
+// aggregate of over 16 bytes in memory the caller provides, whose address
+// it passes as a hidden first argument in rdi (so the declared parameters
+// start at rsi); one of at most 16 bytes in registers by its eightbytes'
+// classes; every scalar in registers.
+func (t Type) ReturnClass() ReturnClass {
+	switch t.Kind {
+	case KindStruct, KindUnion:
+	case KindComplex:
+		if t.Size > 16 {
+			return ReturnUnknown // complex long double: x87 registers
+		}
+		return ReturnInRegisters
+	default:
+		return ReturnInRegisters
+	}
+	switch _, ok := t.Eightbytes(); {
+	case t.Size > 16:
+		return ReturnInMemory
+	case ok:
+		return ReturnInRegisters
+	}
+	return ReturnUnknown
+}

@@ -689,6 +689,8 @@ func (l *lifter) call(p *path, in *Instruction, cs CallSite, tail bool) string {
 	case KindUnknown:
 		s.GPR[RAX] = uf("rax", ir.BVSort(64))
 		s.XMM[0] = uf("xmm0", ir.BVSort(128))
+	case KindStruct, KindUnion, KindComplex:
+		l.aggregateResult(s, sig.Return, args, uf)
 	default:
 		s.GPR[RAX] = uf("rax", ir.BVSort(64))
 		if retSize > 8 {
@@ -708,6 +710,39 @@ func (l *lifter) call(p *path, in *Instruction, cs CallSite, tail bool) string {
 	}
 	s.Mem = newMem
 	return ""
+}
+
+// aggregateResult sets the registers a callee returning a struct, union
+// or complex number of type t leaves its result in: one returned in
+// memory leaves in rax the address the caller passed (args[0], the hidden
+// argument; the bytes are in the call's memory result), one of at most 16
+// bytes its eightbytes in rax and rdx (INTEGER) or xmm0 and xmm1 (SSE),
+// in order. A type whose class is not known makes every one of them a
+// result.
+func (l *lifter) aggregateResult(s *State, t Type, args []ir.Term, uf func(string, ir.Sort) ir.Term) {
+	switch t.ReturnClass() {
+	case ReturnInMemory:
+		if len(args) > 0 {
+			s.GPR[RAX] = args[0]
+			return
+		}
+	case ReturnInRegisters:
+		if e, ok := t.Eightbytes(); ok {
+			gprs, xmms := []string{"rax", "rdx"}, []string{"xmm0", "xmm1"}
+			for i := range e.N {
+				if e.SSE[i] {
+					s.XMM[e.Reg(i)] = uf(xmms[e.Reg(i)], ir.BVSort(128))
+				} else {
+					s.GPR[[]int{RAX, RDX}[e.Reg(i)]] = uf(gprs[e.Reg(i)], ir.BVSort(64))
+				}
+			}
+			return
+		}
+	}
+	s.GPR[RAX] = uf("rax", ir.BVSort(64))
+	s.GPR[RDX] = uf("rdx", ir.BVSort(64))
+	s.XMM[0] = uf("xmm0", ir.BVSort(128))
+	s.XMM[1] = uf("xmm1", ir.BVSort(128))
 }
 
 // Symbolic addresses.

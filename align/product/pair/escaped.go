@@ -241,6 +241,15 @@ func (p *Pair) escapedLocalsOf(groups [][2][]ir.Term, strict bool) ([]*escapedLo
 				}
 			}
 		}
+		if v == nil && s.arg == 0 {
+			// A struct returned in memory (SysV: over 16 bytes) is
+			// written where the hidden first argument points: an
+			// unnamed temporary of the return type's size, when the
+			// result is not assigned straight to a local.
+			if proto := p.calleeProto(s.callee); proto != nil && (proto.Return.Kind == x86.KindStruct || proto.Return.Kind == x86.KindUnion) && proto.Return.Size > 16 {
+				v = &x86.Variable{Name: "result of " + s.callee, Type: proto.Return, InFrame: true, FrameOffset: c1 - base}
+			}
+		}
 		if v == nil {
 			return nil, &EscapeError{fmt.Sprintf("argument %d of %s points at rsp%+#x, which no local of the source's DWARF holds", s.arg+1, s.callee, c1)}
 		}
@@ -608,4 +617,12 @@ func (x *Escapes) InSlot(side int, off int64, n uint32) bool {
 // nil).
 func (x *Escapes) MemoryDiffersOutside(ms, md ir.Term, simp *ir.Simplifier) []ir.Term {
 	return x.p.memoryDiffersOutside(ms, md, x.es, simp)
+}
+
+// calleeProto is the prototype both files' DWARF give callee, or nil.
+func (p *Pair) calleeProto(callee string) *x86.FuncDebug {
+	if p.Callees == nil {
+		return nil
+	}
+	return p.Callees.Protos[callee]
 }

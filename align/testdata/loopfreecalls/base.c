@@ -244,3 +244,10 @@ long passpt(int x) { struct pt p = {x, x + 1}; return takept(p, 3) + 1; }
 long passcpad(int x) { struct cpad v = {'a', x}; return takecpad(v); }
 long passmix(long a) { struct mix m = {a, 1.5}; return takemix(7, m); }
 long passquad(long x) { struct quad s = {x, 0, 2, x}; return takequad(1, s, x) + 1; }
+
+/* A struct over 16 bytes is returned where a hidden first argument
+   points (rdi), so the declared arguments start at rsi; the result goes
+   to a named local, or to an unnamed temporary of the caller's. */
+extern struct quad mkquad(long x, int k);
+long getquad(long x) { struct quad q = mkquad(x, 2); return q.a + q.d; }
+long tmpquad(long x) { return mkquad(x, 3).c + 1; }
