@@ -69,6 +69,8 @@
 // chain of address comparisons (readoverwrite.go, at most 4096 of them),
 // so that it too goes without arrays: a loop-free function's return-address
 // obligation after four stores through a pointer took Z3 5.6 s as arrays.
+// Not when a read's address reads through the stores itself: one read's
+// cases inside another's address took Z3's simplifier seconds.
 //
 // Two wrappers are TextSolvers themselves:
 //

@@ -56,6 +56,7 @@ func expandStores(q Query) (Query, bool) {
 		return q, false
 	}
 	budget := maxReadOverWrite
+	made := map[ir.Term]bool{} // the cases the rewrite adds
 	repl := map[ir.Term]ir.Term{}
 	sub := ir.NewSubstituter(b, repl)
 	memo := map[[2]ir.Term]ir.Term{}
@@ -89,6 +90,7 @@ func expandStores(q Query) (Query, bool) {
 				}
 				budget--
 				r = b.Ite(b.Eq(a, wj), vj, r)
+				made[r] = true
 			}
 		}
 		memo[key] = r
@@ -100,6 +102,9 @@ func expandStores(q Query) (Query, bool) {
 		}
 		n, _ := b.Params(t)
 		a := sub.Apply(b.Arg(t, 1))
+		if hasCase(b, a, made) {
+			return q, false
+		}
 		var val ir.Term
 		for i := uint32(0); i < n; i++ {
 			ai := a
@@ -119,7 +124,33 @@ func expandStores(q Query) (Query, bool) {
 		repl[t] = val
 		sub = ir.NewSubstituter(b, repl)
 	}
-	return Query{B: b, Assertions: sub.ApplyAll(q.Assertions)}, true
+	out := sub.ApplyAll(q.Assertions)
+	for _, t := range b.PostOrder(out...) {
+		if b.Op(t) == ir.OpSelect && hasCase(b, b.Arg(t, 1), made) {
+			return q, false
+		}
+	}
+	return Query{B: b, Assertions: out}, true
+}
+
+// hasCase reports whether t has one of the rewrite's cases in it (made).
+// A read whose address does (a pointer loaded where the stores before it
+// decide which bytes it is) puts one read's cases inside another's
+// address, and Z3's simplifier then takes seconds over what the array
+// theory decides at once (a witness bridge's reads through lua's loaded
+// pointers: 3 s a query against milliseconds). A store's address may
+// have cases (-O0 reloads the pointer it stores through from its slot,
+// where the engine's frame split left an ite): they are only compared.
+func hasCase(b *ir.Builder, t ir.Term, made map[ir.Term]bool) bool {
+	if len(made) == 0 {
+		return false
+	}
+	for _, u := range b.PostOrder(t) {
+		if made[u] {
+			return true
+		}
+	}
+	return false
 }
 
 // sameAddress reports whether two address terms are one base plus one
