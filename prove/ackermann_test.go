@@ -16,12 +16,7 @@ import (
 // checks it with the evaluator, which would make it Unknown otherwise).
 // Queries that write memory, or compare memories, are sent as they are.
 func TestReduceReads(t *testing.T) {
-	lib, err := NewZ3Lib()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewSolver(lib)
-	defer s.Close()
+	s := newZ3Solver(t)
 	b := ir.NewBuilder()
 	m, m2 := b.Var("mem", ir.MemSort), b.Var("mem2", ir.MemSort)
 	p, q := b.Var("p", ir.BVSort(64)), b.Var("q", ir.BVSort(64))
@@ -54,4 +49,16 @@ func TestReduceReads(t *testing.T) {
 			t.Errorf("%s: %v (%s), want %v", tc.name, r.Status, r.Reason, tc.want)
 		}
 	}
+}
+
+// newZ3Solver is a Solver over libz3 for one test, closed at its end.
+func newZ3Solver(t *testing.T) Solver {
+	t.Helper()
+	lib, err := NewZ3Lib()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSolver(lib)
+	t.Cleanup(func() { s.Close() })
+	return s
 }

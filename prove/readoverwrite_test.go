@@ -84,12 +84,7 @@ func TestExpandStoresEvaluates(t *testing.T) {
 // construction), and those that compare memories, or read an ite of two,
 // are left to the array theory.
 func TestExpandStoresSolves(t *testing.T) {
-	lib, err := NewZ3Lib()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewSolver(lib)
-	defer s.Close()
+	s := newZ3Solver(t)
 	b := ir.NewBuilder()
 	m, m2 := b.Var("mem", ir.MemSort), b.Var("mem2", ir.MemSort)
 	p, q := b.Var("p", ir.BVSort(64)), b.Var("q", ir.BVSort(64))

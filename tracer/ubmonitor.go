@@ -286,28 +286,9 @@ func (m *ubMonitor) checkMemory(inst x86asm.Inst, fr funcRange, pre *State, next
 // withinLocal reports whether [addr, addr+n) lies inside the local
 // variable of the monitored function that holds anchor.
 func (m *ubMonitor) withinLocal(fr funcRange, pre *State, anchor, addr, n uint64) bool {
-	if fr.name != m.fn || m.debug == nil {
-		return false
-	}
-	var base uint64
-	switch fb := m.debug.FrameBase; {
-	case fb.CFA:
-		base = m.rsp0 + 8
-	case fb.Reg == x86asm.RBP:
-		base = pre.Regs[RBP] + uint64(fb.Offset)
-	default:
-		return false
-	}
-	for _, vs := range [][]x86.Variable{m.debug.Locals, m.debug.Params} {
-		for _, v := range vs {
-			if !v.InFrame || v.Type.Size <= 0 {
-				continue
-			}
-			lo := base + uint64(v.FrameOffset)
-			hi := lo + uint64(v.Type.Size)
-			if anchor >= lo && anchor < hi {
-				return addr >= lo && addr+n <= hi
-			}
+	for _, r := range m.frameVars(fr, pre) {
+		if anchor >= r[0] && anchor < r[1] {
+			return addr >= r[0] && addr+n <= r[1]
 		}
 	}
 	return false
@@ -320,8 +301,27 @@ func (m *ubMonitor) withinLocal(fr funcRange, pre *State, anchor, addr, n uint64
 // passed by value into its stack slots that way (mov rcx, rsp; mov [rcx],
 // rax): the compiler's own access, no C pointer's.
 func (m *ubMonitor) outgoingArea(fr funcRange, pre *State, anchor, addr, n uint64) bool {
-	if fr.name != m.fn || m.debug == nil || anchor != pre.Regs[RSP] || addr < anchor || addr+n > m.rsp0 {
+	if anchor != pre.Regs[RSP] || addr < anchor || addr+n > m.rsp0 {
 		return false
+	}
+	vars := m.frameVars(fr, pre)
+	if vars == nil {
+		return false
+	}
+	for _, r := range vars {
+		if addr < r[1] && r[0] < addr+n {
+			return false
+		}
+	}
+	return true
+}
+
+// frameVars are the [lo, hi) addresses of the monitored function's local
+// variables and parameters that DWARF places in its frame, at pre; nil
+// when fr is another function or the frame base is not known.
+func (m *ubMonitor) frameVars(fr funcRange, pre *State) [][2]uint64 {
+	if fr.name != m.fn || m.debug == nil {
+		return nil
 	}
 	var base uint64
 	switch fb := m.debug.FrameBase; {
@@ -330,20 +330,18 @@ func (m *ubMonitor) outgoingArea(fr funcRange, pre *State, anchor, addr, n uint6
 	case fb.Reg == x86asm.RBP:
 		base = pre.Regs[RBP] + uint64(fb.Offset)
 	default:
-		return false
+		return nil
 	}
+	out := [][2]uint64{}
 	for _, vs := range [][]x86.Variable{m.debug.Locals, m.debug.Params} {
 		for _, v := range vs {
-			if !v.InFrame || v.Type.Size <= 0 {
-				continue
-			}
-			lo := base + uint64(v.FrameOffset)
-			if addr < lo+uint64(v.Type.Size) && lo < addr+n {
-				return false
+			if v.InFrame && v.Type.Size > 0 {
+				lo := base + uint64(v.FrameOffset)
+				out = append(out, [2]uint64{lo, lo + uint64(v.Type.Size)})
 			}
 		}
 	}
-	return true
+	return out
 }
 
 func set(m ub.Model) ub.Set { return 1 << m }
