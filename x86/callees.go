@@ -330,15 +330,7 @@ func (l *lifter) aggregateArg(s *State, t Type, gi, xi *int, stackSlot func(int6
 		if !e.Exact {
 			return nil, false
 		}
-		ints, vecs := 0, 0
-		for i := range e.N {
-			if e.SSE[i] {
-				vecs++
-			} else {
-				ints++
-			}
-		}
-		if *gi+ints <= 6 && *xi+vecs <= 8 {
+		if ints, vecs := e.Counts(); *gi+ints <= 6 && *xi+vecs <= 8 {
 			for i := range e.N {
 				var v ir.Term
 				if e.SSE[i] {

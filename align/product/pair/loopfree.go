@@ -206,12 +206,14 @@ func (p *Pair) globalsOf(side Side) map[ir.Term]bool {
 	return out
 }
 
-// sectionRefs are the offsets into section sym at which the code of f's
-// side of the pair refers to it, in increasing order.
-func (p *Pair) sectionRefs(f *x86.File, sym string) []uint64 {
+// sectionRefs are the offsets into section sym (address variable g) at
+// which the code of the sides that read it refers to it, in increasing
+// order. (When both do, readOnlyDataDiffers has checked that their files
+// hold the same bytes.)
+func (p *Pair) sectionRefs(g ir.Term, sym string) []uint64 {
 	var out []uint64
 	for _, side := range []Side{p.Src, p.Dst} {
-		if side.File != f {
+		if !p.globalsOf(side)[g] {
 			continue
 		}
 		for _, in := range side.Fn.Insts {
@@ -800,7 +802,7 @@ func (p *Pair) Precondition() (ir.Term, []string) {
 				// A section named as a whole: the objects in it the
 				// code refers to (reading one pins no other table's
 				// bytes, nor needs the other tables' relocations named).
-				for _, off := range p.sectionRefs(f, sym) {
+				for _, off := range p.sectionRefs(g.addr, sym) {
 					d, _ := f.SectionObject(sym, off)
 					if !d.ReadOnly || d.Bytes == nil || pinned+len(d.Bytes) > maxPinnedBytes || !d.SameContents(d) {
 						continue
