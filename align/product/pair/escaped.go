@@ -246,7 +246,7 @@ func (p *Pair) escapedLocalsOf(groups [][2][]ir.Term, strict bool) ([]*escapedLo
 			// written where the hidden first argument points: an
 			// unnamed temporary of the return type's size, when the
 			// result is not assigned straight to a local.
-			if proto := p.calleeProto(s.callee); proto != nil && (proto.Return.Kind == x86.KindStruct || proto.Return.Kind == x86.KindUnion) && proto.Return.Size > 16 {
+			if proto := p.calleeProto(s.callee); proto != nil && proto.Return.ReturnClass() == x86.ReturnInMemory {
 				v = &x86.Variable{Name: s.callee + ".result", Type: proto.Return, InFrame: true, FrameOffset: c1 - base}
 			}
 		}
