@@ -125,17 +125,21 @@ func apart(b *ir.Builder, x, y ir.Term) bool {
 	return bx == by && ox != oy
 }
 
-// baseOffset splits a into a term and the constant added to it.
+// baseOffset splits a into a term and the constant added to it (or
+// subtracted from it).
 func baseOffset(b *ir.Builder, a ir.Term) (ir.Term, uint64) {
 	var off uint64
-	for b.Op(a) == ir.OpAdd && len(b.Args(a)) == 2 {
+	for len(b.Args(a)) == 2 {
 		switch {
-		case b.IsConst(b.Arg(a, 1)):
+		case b.Op(a) == ir.OpAdd && b.IsConst(b.Arg(a, 1)):
 			off += b.ConstValue(b.Arg(a, 1)).Uint64()
 			a = b.Arg(a, 0)
-		case b.IsConst(b.Arg(a, 0)):
+		case b.Op(a) == ir.OpAdd && b.IsConst(b.Arg(a, 0)):
 			off += b.ConstValue(b.Arg(a, 0)).Uint64()
 			a = b.Arg(a, 1)
+		case b.Op(a) == ir.OpSub && b.IsConst(b.Arg(a, 1)):
+			off -= b.ConstValue(b.Arg(a, 1)).Uint64()
+			a = b.Arg(a, 0)
 		default:
 			return a, off
 		}

@@ -65,6 +65,11 @@ func (s *textSolver) Close() error { return s.ts.Close() }
 func (s *textSolver) Check(ctx context.Context, q Query) Result {
 	sent := q
 	ak, reduced := reduceReads(q)
+	if !reduced {
+		if xq, ok := expandStores(q); ok {
+			ak, reduced = reduceReads(xq)
+		}
+	}
 	if reduced {
 		sent = ak.q
 		ctx = z3.WithLogicSolverFirst(ctx)
