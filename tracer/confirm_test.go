@@ -524,3 +524,75 @@ func TestConfirmStubObjects(t *testing.T) {
 		t.Errorf("x + 2: Differ=%v %q (%s)", c.Differ, c.Differences, c.Detail)
 	}
 }
+
+// TestConfirmStructArgs: a callee that takes a struct by value, or
+// returns one, gets a stub that logs the struct's members (one word per
+// eightbyte, padding masked) and returns a struct made from its hash, so
+// that a mutant that changes only a member passed, or reads another
+// member of the result, differs in a real run, and the same source at -O2
+// (which builds the struct in other registers, with other padding) does
+// not. Before, such a callee was unprototyped: its six argument registers
+// were logged and compared only where the source's call set them.
+func TestConfirmStructArgs(t *testing.T) {
+	const base = `struct pt { int x, y; };
+struct mix { double d; long i; };
+struct big { long a, b, c, d; };
+struct pad { char c; long v; };
+struct odd { int w[5]; };
+extern long takept(struct pt p);
+extern long takemix(struct mix m);
+extern long takebig(struct big b);
+extern long takepad(struct pad p);
+extern long takeodd(long k, struct odd o);
+extern struct big mkbig(long x);
+extern struct pt mkpt(long x);
+extern struct mix mkmix(long x);
+long cpt(int a, int b) { struct pt p = { a, b }; return takept(p) + 1; }
+long cmix(double d, long i) { struct mix m = { d, i }; return takemix(m); }
+long cbig(long x) { struct big b = { x, x + 1, x + 2, x + 3 }; return takebig(b); }
+long cpad(long v) { struct pad p = { 'a', v }; return takepad(p); }
+long codd(long x) { struct odd o = { { 1, 2, 3, 4, (int)x } }; return takeodd(x, o); }
+long gbig(long x) { struct big b = mkbig(x); return b.a + b.d; }
+long gpt(long x) { struct pt p = mkpt(x); return p.x - p.y; }
+long gmix(long x) { struct mix m = mkmix(x); return m.i + (long)(m.d * 1000); }
+`
+	mutant := strings.NewReplacer("{ a, b }", "{ b, a }", "{ d, i }", "{ d, i + 1 }", "x + 3 }", "x + 4 }",
+		"'a', v", "'b', v", "(int)x } }", "(int)x + 1 } }", "b.a + b.d", "b.a + b.c", "p.x - p.y", "p.y - p.x",
+		"m.d * 1000", "m.d * 999").Replace(base)
+	for _, cc := range []string{"gcc-12", "clang-16"} {
+		src := pairObj(t, cc, "sa0", base, "-O0")
+		same := pairObj(t, cc, "sa2", base, "-O2")
+		mut := pairObj(t, cc, "sam", mutant, "-O2")
+		// clang declares callees in DWARF only when optimizing.
+		obj, err := ReadObject(same)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"takept", "takemix", "takebig", "takepad", "takeodd", "mkbig", "mkpt", "mkmix"} {
+			if e, ok := obj.Extern(name); !ok || !e.Prototyped {
+				t.Errorf("%s: extern %s is not prototyped: %+v", cc, name, e)
+			}
+		}
+		for _, c := range []struct {
+			fn   string
+			in   Input
+			want string
+		}{
+			{"cpt", Input{Args: []uint64{5, 7}}, "calls[0]"},
+			{"cmix", Input{Args: []uint64{9}, FloatArgs: []uint64{math.Float64bits(1.5)}}, "calls[0]"},
+			{"cbig", Input{Args: []uint64{5}}, "calls[0]"},
+			{"cpad", Input{Args: []uint64{5}}, "calls[0]"},
+			{"codd", Input{Args: []uint64{5}}, "calls[0]"},
+			{"gbig", Input{Args: []uint64{5}}, "return"},
+			{"gpt", Input{Args: []uint64{5}}, "return"},
+			{"gmix", Input{Args: []uint64{3}}, "return"},
+		} {
+			if got := confirm(t, src, c.fn, same, c.fn, c.in); got.Differ {
+				t.Errorf("%s %s against its own -O2: differ %q (%s)", cc, c.fn, got.Differences, got.Detail)
+			}
+			if got := confirm(t, src, c.fn, mut, c.fn, c.in); !got.Differ || !hasDifference(got, c.want) {
+				t.Errorf("%s %s against its mutant: differ %v %q, want %s… (%s)", cc, c.fn, got.Differ, got.Differences, c.want, got.Detail)
+			}
+		}
+	}
+}

@@ -45,6 +45,9 @@ const (
 	ScalarInt
 	ScalarFloat32
 	ScalarFloat64
+	// ScalarAggregate is a struct or complex number returned by value
+	// (Param.Agg); one passed by value is a Param per eightbyte.
+	ScalarAggregate
 )
 
 // Param is one parameter of an external function as declared in DWARF.
@@ -61,6 +64,11 @@ type Param struct {
 	// write it (not const-qualified, not a pointer, an aggregate or void);
 	// the stub writes one there (StubOut). Kind ScalarVoid otherwise.
 	Out Pointee
+	// Agg, when set, is the aggregate passed by value the parameter is
+	// eightbyte Word of (aggregate.go), or the aggregate a function
+	// returns (Kind ScalarAggregate).
+	Agg  *Aggregate
+	Word int
 }
 
 // Pointee is the scalar object a pointer parameter points to.
@@ -81,9 +89,11 @@ type Extern struct {
 	TLS       bool  // a thread-local variable (defined __thread; not an observable Global)
 
 	// Functions. When Prototyped is false the DWARF declaration was missing or
-	// had a parameter the stub cannot model (struct by value, long double);
+	// had a parameter the stub cannot model (a union by value, long double);
 	// the stub then hashes rdi..r9 as six 64-bit integers, whose upper halves
-	// are unspecified by the ABI for narrower arguments.
+	// are unspecified by the ABI for narrower arguments. A struct passed by
+	// value is a Param per eightbyte (aggregate.go), so Params are the words
+	// the stub logs, not the C parameters.
 	Params     []Param
 	Variadic   bool
 	Ret        Param
@@ -249,9 +259,14 @@ func readDeclarations(f *elf.File) map[string]Extern {
 			if off, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
 				var ok bool
 				if x.Ret, ok = scalarOf(d, off); !ok {
-					x.Prototyped = false
+					if a, isAgg := aggregateAt(d, off); isAgg {
+						x.Ret = Param{Kind: ScalarAggregate, Agg: a}
+					} else {
+						x.Prototyped = false
+					}
 				}
 			}
+			aggArgs := false
 			if e.Children {
 				for {
 					c, err := r.Next()
@@ -268,6 +283,11 @@ func readDeclarations(f *elf.File) map[string]Extern {
 						if ok {
 							p, good = scalarOf(d, off)
 						}
+						if a, isAgg := aggregateAt(d, off); ok && !good && isAgg {
+							x.Params = append(x.Params, aggregateWords(a)...)
+							aggArgs = true
+							break
+						}
 						if !good || p.Kind == ScalarVoid {
 							x.Prototyped = false
 						}
@@ -279,6 +299,11 @@ func readDeclarations(f *elf.File) map[string]Extern {
 						r.SkipChildren()
 					}
 				}
+			}
+			if aggArgs && x.Variadic {
+				// Which registers the variadic part begins at depends on
+				// the aggregates' classes: left to the six registers.
+				x.Prototyped = false
 			}
 			if decl && name != "" {
 				out[name] = x
@@ -300,6 +325,15 @@ func scalarOf(d *dwarf.Data, off dwarf.Offset) (Param, bool) {
 	}
 	t, _ = unqualified(t)
 	return scalarOfType(t)
+}
+
+// aggregateAt is aggregateOf of the DWARF type at off.
+func aggregateAt(d *dwarf.Data, off dwarf.Offset) (*Aggregate, bool) {
+	t, err := d.Type(off)
+	if err != nil {
+		return nil, false
+	}
+	return aggregateOf(t)
 }
 
 // unqualified is t without its typedefs and qualifiers, and whether a

@@ -77,6 +77,7 @@ type Scalar struct {
 	Off, Size int64
 	Float     bool // float or double
 	Pointer   bool
+	Bool      bool // C's _Bool: 0 or 1 is its only value
 	// InUnion: a union's member, whose bytes beyond it may belong to
 	// another member or to none (which member is live, the type does not
 	// say).
@@ -530,6 +531,10 @@ func elementOf(dt dwarf.Type) (peeled, named dwarf.Type) {
 	return peeled, named
 }
 
+// TypeOf is what eqc knows of the C type DWARF describes as dt (the
+// tracer reads undefined functions' declarations with debug/dwarf itself).
+func TypeOf(dt dwarf.Type) Type { return convertType(dt) }
+
 func convertType(dt dwarf.Type) Type {
 	t := Type{Name: dt.String(), Kind: KindUnknown, Size: -1, PointeeSize: -1}
 	u := peel(dt)
@@ -691,7 +696,8 @@ func scalarMembers(dt dwarf.Type, base int64, out []Scalar) []Scalar {
 		if dt.Size() <= 0 || dt.Size() > 8 {
 			return nil
 		}
-		return append(out, Scalar{Off: base, Size: dt.Size()})
+		_, isBool := dt.(*dwarf.BoolType)
+		return append(out, Scalar{Off: base, Size: dt.Size(), Bool: isBool})
 	}
 	return nil
 }
