@@ -65,13 +65,21 @@ func (s *textSolver) Close() error { return s.ts.Close() }
 func (s *textSolver) Check(ctx context.Context, q Query) Result {
 	sent := q
 	ak, reduced := reduceReads(q)
+	arrayFree := reduced
 	if !reduced {
 		if xq, ok := expandStores(q); ok {
 			ak, reduced = reduceReads(xq)
+			if !reduced && !readsMemory(xq) {
+				// Every read was of a byte a store wrote: no memory is
+				// left, and any memory completes a model of xq.
+				sent, arrayFree = xq, true
+			}
 		}
 	}
 	if reduced {
 		sent = ak.q
+	}
+	if arrayFree || reduced {
 		ctx = z3.WithLogicSolverFirst(ctx)
 	}
 	text, names := smtlib.QueryString(q.B, sent.Assertions, smtlib.PrintOptions{Canonical: true, LetAbove: MaxDefineFuns})
@@ -164,4 +172,14 @@ func New(opts Options) (Solver, *Cache, error) {
 		ts = cache
 	}
 	return NewSolver(ts), cache, nil
+}
+
+// readsMemory reports whether a memory term occurs in q.
+func readsMemory(q Query) bool {
+	for _, t := range q.B.PostOrder(q.Assertions...) {
+		if q.B.Sort(t) == ir.MemSort {
+			return true
+		}
+	}
+	return false
 }

@@ -100,6 +100,7 @@ func TestExpandStoresSolves(t *testing.T) {
 		want     smtlib.Status
 	}{
 		{"a byte read back", []ir.Term{b.Not(b.Eq(b.Select(st, q, 1), b.Const(8, 0x99)))}, true, smtlib.Unsat},
+		{"every read resolved, sat", []ir.Term{b.Eq(b.Select(st, q, 1), b.Const(8, 0x99)), b.Ult(p, q)}, true, smtlib.Sat},
 		{"a byte under a later store", []ir.Term{b.Eq(p, q), b.Not(b.Eq(b.Select(st, p, 2), b.Const(16, 0x7799)))}, true, smtlib.Unsat},
 		{"apart by the premises", []ir.Term{b.Uge(b.Sub(q, p), c64(8)), b.Ule(b.Sub(q, p), c64(100)), b.Not(b.Eq(b.Select(st, b.Add(p, c64(4)), 4), b.Const(32, 0x11223344)))}, true, smtlib.Unsat},
 		{"may meet", []ir.Term{b.Not(b.Eq(b.Select(st, b.Add(p, c64(4)), 4), b.Const(32, 0x11223344)))}, true, smtlib.Sat},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"eqc/inputs"
 	"eqc/ir"
 	"eqc/ir/smtlib"
 	"eqc/prove"
@@ -840,7 +841,72 @@ func (p *Pair) Precondition() (ir.Term, []string) {
 	if len(globals) > 1 {
 		assumptions = append(assumptions, "distinct globals are disjoint")
 	}
-	return b.And(facts...), assumptions
+	var gs []resultApart
+	for _, g := range globals {
+		gs = append(gs, resultApart{g.addr, g.size, "global " + b.VarName(g.addr)})
+	}
+	rf, rl := p.resultBlockFacts(gs)
+	return b.And(append(facts, rf...)...), append(assumptions, rl...)
+}
+
+// resultApart is a region the block a function returns its result in is
+// apart from (resultBlockFacts).
+type resultApart struct {
+	addr ir.Term
+	size uint64
+	name string
+}
+
+// resultBlockFacts state, for a function returning a struct of over 16
+// bytes (in the block whose address the caller passes in rdi), that the
+// block is apart from the function's stack region, from the globals
+// (others) and from what each pointer parameter points to (as many bytes
+// as its pointee type has): the block is the caller's result object,
+// which the callee reaches only through that address (clang marks the
+// hidden parameter sret noalias; gcc's caller passes a temporary when the
+// destination may be otherwise reached). Without them, `struct big r =
+// *p; r.c += 1; return r;` compiled to copy *p straight into the block
+// has a counterexample where p is the block.
+func (p *Pair) resultBlockFacts(others []resultApart) ([]ir.Term, []string) {
+	f := p.Src.Fn.Func
+	if f == nil || f.Debug == nil || f.Debug.Return.ReturnClass() != x86.ReturnInMemory || f.Debug.Return.Size <= 0 {
+		return nil, nil
+	}
+	b := p.B
+	c := func(v uint64) ir.Term { return b.Const(64, v) }
+	size := uint64(f.Debug.Return.Size)
+	res := p.SrcVar(x86.StateGPR0 + x86.RDI)
+	rsp := p.SrcVar(x86.StateGPR0 + x86.RSP)
+	limit := uint64(StackLimit)
+	facts := []ir.Term{
+		b.Ule(res, b.Add(res, c(size))), b.Not(b.Eq(b.Add(res, c(size)), c(0))),
+		// rsp plus −StackLimit, not rsp − StackLimit: ub.Disjoint then
+		// states a range of rsp − rdi, the difference the reads through
+		// the block's stores compare (prove/readoverwrite.go).
+		ub.Disjoint(b, res, uint32(size), b.Add(rsp, c(-limit)), StackLimit+8),
+	}
+	var names []string
+	for _, o := range others {
+		if o.size == 0 || o.size > 1<<31 {
+			continue
+		}
+		facts = append(facts, ub.Disjoint(b, res, uint32(size), o.addr, uint32(o.size)))
+		names = append(names, o.name)
+	}
+	for _, prm := range inputs.Classify(f.Debug).Params {
+		n := prm.Type.PointeeSize
+		if prm.Kind != inputs.Pointer || prm.Reg >= len(x86.CalleeArgRegs) || n <= 0 || n > 1<<20 {
+			continue
+		}
+		ptr := p.SrcVar(x86.StateGPR0 + x86.CalleeArgRegs[prm.Reg])
+		facts = append(facts, ub.Disjoint(b, res, uint32(size), ptr, uint32(n)))
+		names = append(names, fmt.Sprintf("*%s (%d bytes)", prm.Name, n))
+	}
+	line := fmt.Sprintf("abi: the %d-byte result block (rdi) does not wrap around and lies apart from the stack region", size)
+	if len(names) > 0 {
+		line += ", " + strings.Join(names, ", ")
+	}
+	return facts, []string{line}
 }
 
 // MemoryDiffersOutsideStack returns the assertions of a byte at a fresh

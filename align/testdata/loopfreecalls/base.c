@@ -251,3 +251,8 @@ long passquad(long x) { struct quad s = {x, 0, 2, x}; return takequad(1, s, x) +
 extern struct quad mkquad(long x, int k);
 long getquad(long x) { struct quad q = mkquad(x, 2); return q.a + q.d; }
 long tmpquad(long x) { return mkquad(x, 3).c + 1; }
+
+/* A struct over 16 bytes returned while reading through a pointer
+   argument: -O2 may copy *p straight into the result block, which the
+   caller's result object is, reached by no other pointer. */
+struct quad cpquad(const struct quad *p) { struct quad r = *p; r.c += 1; return r; }
