@@ -327,6 +327,14 @@ func confirm(ctx context.Context, req Request, models ub.Set, p *pair.Pair, cex 
 	for i := 0; i < 6; i++ {
 		in.Args = append(in.Args, cex.Arg(i))
 	}
+	// Arguments on the stack (a struct over 16 bytes by value, scalars
+	// past the registers): the words the model puts above the return
+	// address, the run's stack arguments.
+	if f := p.Src.Fn.Func; f != nil && f.Debug != nil {
+		if n := pair.StackArgBytes(f.Debug); n > 0 {
+			in.Args = append(in.Args, cex.StackArgs(n)...)
+		}
+	}
 	// A pointer parameter gets the bytes the solver put where it points,
 	// moved into a buffer of the run's heap (the differential test's):
 	// the solver's address itself (0x80000, a frame slot) is seldom

@@ -66,12 +66,15 @@ type Observation struct {
 	// ReturnHi is the upper half of a 16-byte integer result (rdx), or
 	// bytes 8..15 of a struct result.
 	ReturnHi   uint64
-	ReturnKind string            // "int8".."int128", "float32", "float64", "structN", "void", or "unknown: ..." when not compared
-	Globals    map[string][]byte // every global of the executable after the run
-	Heap       []byte            // the fixed heap at HeapAddr after the run
-	Calls      []Call            // stub calls, in order
-	Truncated  bool              // the call log overflowed
-	Detail     string            // how the run ended (Result.String)
+	ReturnKind string // "int8".."int128", "float32", "float64", "structN", "structN in memory", "void", or "unknown: ..." when not compared
+	// ResultBlock is the block a struct returned in memory was written to
+	// (Vector.ResultBlock), after the run.
+	ResultBlock []byte
+	Globals     map[string][]byte // every global of the executable after the run
+	Heap        []byte            // the fixed heap at HeapAddr after the run
+	Calls       []Call            // stub calls, in order
+	Truncated   bool              // the call log overflowed
+	Detail      string            // how the run ended (Result.String)
 }
 
 // Confirmation compares the two runs.
@@ -305,6 +308,7 @@ func (cf *Confirmer) Confirm(ctx context.Context, in Input) (*Confirmation, erro
 		if err != nil {
 			return nil, err
 		}
+		v.ResultBlock = resultBlockSize(cf.sig)
 		if i == 0 {
 			srcVector = v
 		} else {
@@ -795,6 +799,10 @@ type retShape struct {
 	// its members' bits (padding is unspecified).
 	structural bool
 	eb         x86.Eightbytes
+	// A struct over 16 bytes, returned in the block the caller passes
+	// (Vector.ResultBlock), compared member by member (members).
+	memory  bool
+	members []x86.Scalar
 }
 
 func returnShape(sig *x86.FuncDebug) retShape {
@@ -816,6 +824,9 @@ func returnShape(sig *x86.FuncDebug) retShape {
 			return retShape{kind: fmt.Sprintf("float%d", 8*t.Size), size: int(t.Size), float: true}
 		}
 	case x86.KindStruct, x86.KindComplex:
+		if t.ReturnClass() == x86.ReturnInMemory && t.Kind == x86.KindStruct && memoryMembers(t) && t.Size <= MaxResultBlock {
+			return retShape{kind: fmt.Sprintf("struct%d in memory", 8*t.Size), size: int(t.Size), memory: true, members: t.Members}
+		}
 		if e, ok := t.Eightbytes(); ok && e.Exact {
 			sh := retShape{kind: fmt.Sprintf("struct%d", 8*t.Size), size: int(t.Size), structural: true, eb: e}
 			if t.Kind == x86.KindComplex {
@@ -825,6 +836,31 @@ func returnShape(sig *x86.FuncDebug) retShape {
 		}
 	}
 	return retShape{kind: fmt.Sprintf("unknown: %s return (%s, %d bytes) not compared", t.Name, t.Kind, t.Size)}
+}
+
+// memoryMembers says the members of t, a struct returned in memory, are
+// all known and none in a union: what its block holds, byte by byte.
+func memoryMembers(t x86.Type) bool {
+	if len(t.Members) == 0 {
+		return false
+	}
+	for _, m := range t.Members {
+		if m.InUnion || m.Off < 0 || m.Size <= 0 || m.Size > 8 || m.Off+m.Size > t.Size {
+			return false
+		}
+	}
+	return true
+}
+
+// resultBlockSize is the Vector.ResultBlock of a run of a function of
+// signature sig: the size of the struct it returns in memory, when the
+// comparison reads it (returnShape), else 0. The block is then where rdi
+// points, not a register the input sets.
+func resultBlockSize(sig *x86.FuncDebug) int {
+	if sh := returnShape(sig); sh.memory {
+		return sh.size
+	}
+	return 0
 }
 
 // nanLanes says two SSE eightbytes differ only in NaN payloads: every
@@ -881,9 +917,15 @@ func observe(r *Result, sig *x86.FuncDebug) Observation {
 	o := Observation{Outcome: r.Outcome, ReturnKind: sh.kind, Calls: r.Calls, Truncated: r.CallsTruncated,
 		Detail: r.String(), Globals: map[string][]byte{}}
 	for _, m := range r.Memory {
-		if m.Name == "heap" {
+		switch m.Name {
+		case "heap":
 			o.Heap = m.Data
-		} else if m.Name != stubObjects {
+		case ResultRegion:
+			if r.Outcome == Returned {
+				o.ResultBlock = m.Data
+			}
+		case stubObjects:
+		default:
 			o.Globals[m.Name] = m.Data
 		}
 	}
@@ -1225,6 +1267,10 @@ func (st *cmpState) compareReturn(s, d Observation, sh retShape) {
 		}
 		return
 	}
+	if sh.memory {
+		st.compareResultBlock(s.ResultBlock, d.ResultBlock, sh)
+		return
+	}
 	if s.Return == d.Return && s.ReturnHi == d.ReturnHi {
 		return
 	}
@@ -1260,6 +1306,39 @@ func (st *cmpState) compareReturn(s, d Observation, sh retShape) {
 		}
 	}
 	st.differ("return: src %#x dst %#x", s.Return, d.Return)
+}
+
+// compareResultBlock compares a struct returned in memory member by
+// member (padding is unspecified): floats equal but for NaN payloads,
+// pointers by what they name.
+func (st *cmpState) compareResultBlock(s, d []byte, sh retShape) {
+	if len(s) < sh.size || len(d) < sh.size {
+		st.note("return: the result block was not read")
+		return
+	}
+	for _, m := range sh.members {
+		x, y := s[m.Off:m.Off+m.Size], d[m.Off:m.Off+m.Size]
+		if string(x) == string(y) {
+			continue
+		}
+		var a, b [8]byte
+		copy(a[:], x)
+		copy(b[:], y)
+		u, v := binary.LittleEndian.Uint64(a[:]), binary.LittleEndian.Uint64(b[:])
+		switch {
+		case m.Float && nanLanes(u, v, m.Size, 1<<(8*uint(m.Size))-1): // all ones for 8 bytes
+			continue
+		case m.Pointer && m.Size == 8:
+			switch st.word(u, v) {
+			case wordSameSymbol:
+				continue
+			case wordInconclusive:
+				st.note("return bytes %d..%d: layout-dependent addresses %#x and %#x", m.Off, m.Off+m.Size, u, v)
+				continue
+			}
+		}
+		st.differ("return bytes %d..%d: src %#x dst %#x", m.Off, m.Off+m.Size, u, v)
+	}
 }
 
 // compareGlobals compares every global both executables define, then the

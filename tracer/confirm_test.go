@@ -596,3 +596,43 @@ long gmix(long x) { struct mix m = mkmix(x); return m.i + (long)(m.d * 1000); }
 		}
 	}
 }
+
+// TestConfirmMemoryResults: a function returning a struct over 16 bytes
+// writes it where rdi points; runs pass a zeroed block there and compare
+// it member by member (padding aside), so a mutant that changes one
+// member differs and the same source at -O2 does not. Before, rdi was
+// whatever the input left (0), and every run faulted.
+func TestConfirmMemoryResults(t *testing.T) {
+	const base = `struct vec3 { double x, y, z; };
+struct rec { char tag; long a; int b; long *p; };
+struct vec3 add3(const struct vec3 *u, const struct vec3 *v) { struct vec3 r = { u->x + v->x, u->y + v->y, u->z + v->z }; return r; }
+struct rec mkrec(long a, int b) { struct rec r = { 'r', a, b * 2, 0 }; return r; }
+long g;
+struct rec ptrrec(long a) { struct rec r = { 'p', a, 1, &g }; return r; }
+`
+	mutant := strings.NewReplacer("u->z + v->z", "u->z - v->z", "b * 2,", "b * 3,", "'p', a, 1,", "'p', a, 2,").Replace(base)
+	u := make([]byte, 24)
+	binary.LittleEndian.PutUint64(u[16:], math.Float64bits(2.5))
+	in := Input{Args: []uint64{0, HeapAddr, HeapAddr}, Mem: []MemInit{{Addr: HeapAddr, Data: u}}}
+	for _, cc := range []string{"gcc-12", "clang-16"} {
+		src := pairObj(t, cc, "mr0", base, "-O0")
+		same := pairObj(t, cc, "mr2", base, "-O2")
+		mut := pairObj(t, cc, "mrm", mutant, "-O2")
+		for _, c := range []struct {
+			fn, want string
+			in       Input
+		}{
+			{"add3", "return bytes 16..24", in},
+			{"mkrec", "return bytes 16..20", Input{Args: []uint64{0, 5, 7}}},
+			{"ptrrec", "return bytes 16..20", Input{Args: []uint64{0, 5}}},
+		} {
+			got := confirm(t, src, c.fn, same, c.fn, c.in)
+			if got.Differ || !strings.HasSuffix(got.Src.ReturnKind, "in memory") || got.Src.Outcome != Returned {
+				t.Errorf("%s %s against its own -O2: differ %v %q, %s, return kind %s (%s)", cc, c.fn, got.Differ, got.Differences, got.Src.Detail, got.Src.ReturnKind, got.Detail)
+			}
+			if got := confirm(t, src, c.fn, mut, c.fn, c.in); !got.Differ || !hasDifference(got, c.want) {
+				t.Errorf("%s %s against its mutant: differ %v %q, want %s (%s)", cc, c.fn, got.Differ, got.Differences, c.want, got.Detail)
+			}
+		}
+	}
+}

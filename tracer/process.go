@@ -80,6 +80,7 @@ type Process struct {
 	// Owned by the ptrace goroutine.
 	alive       bool
 	needRestart bool
+	resultBlock int      // the run's Vector.ResultBlock
 	mem         *os.File // /proc/pid/mem, for breakpoint bytes in read-only text
 	base        syscall.PtraceRegs
 	baseFP      fpregs
@@ -516,6 +517,20 @@ func (p *Process) run(fn uint64, v *Vector, o *RunOptions) (*Result, error) {
 }
 
 // prepare restores memory and sets the registers for a run of fn on v.
+// ResultRegion names the block a function returning a struct in memory
+// writes it to (Vector.ResultBlock) in Result.Memory: no C identifier, so
+// no global's name.
+const ResultRegion = "result-block"
+
+// MaxResultBlock bounds Vector.ResultBlock: the block lies in the 4 KiB
+// above the entry rsp's page (entryRSP), past the stack arguments.
+const MaxResultBlock = 1024
+
+// ResultBlockAddr is where a run puts the block of a struct returned in
+// memory: near the top of the stack, above the return sentinel and the
+// stack arguments, as a caller's local would be.
+func ResultBlockAddr(stackSize uint64) uint64 { return StackAddr + stackSize - 2048 }
+
 // entryRSP is the stack pointer a run starts the function with: below the
 // return sentinel and nstack stack arguments, near the top of the fixed
 // stack, rsp+8 16-byte aligned.
@@ -554,6 +569,13 @@ func (p *Process) prepare(fn uint64, v *Vector) (*syscall.PtraceRegs, *fpregs, e
 		binary.LittleEndian.PutUint64(frame[8+8*i:], a)
 	}
 	writes = append(writes, span{rsp, frame})
+	if v.ResultBlock > MaxResultBlock {
+		return nil, nil, &BadVectorError{Reason: fmt.Sprintf("a %d-byte result block is over %d bytes", v.ResultBlock, MaxResultBlock)}
+	}
+	p.resultBlock = max(v.ResultBlock, 0)
+	if p.resultBlock > 0 {
+		writes = append(writes, span{ResultBlockAddr(p.exe.StackSize), make([]byte, p.resultBlock)})
+	}
 	if err := p.restore(); err != nil {
 		return nil, nil, err
 	}
@@ -562,6 +584,9 @@ func (p *Process) prepare(fn uint64, v *Vector) (*syscall.PtraceRegs, *fpregs, e
 	}
 	regs := p.base
 	setArgRegs(&regs, v.Args)
+	if p.resultBlock > 0 {
+		regs.Rdi = ResultBlockAddr(p.exe.StackSize)
+	}
 	regs.Rsp, regs.Rip, regs.Rax = rsp, fn, 0
 	regs.Orig_rax = ^uint64(0)
 	regs.Eflags &^= 0x100 // TF
@@ -835,6 +860,9 @@ func (p *Process) collect(res *Result, regs *syscall.PtraceRegs, fp *fpregs) err
 	}
 	res.Memory = append(res.Memory, Region{Name: "heap", Addr: HeapAddr, Data: make([]byte, p.exe.HeapSize)})
 	res.Memory = append(res.Memory, Region{Name: stubObjects, Addr: ArenaAddr, Data: make([]byte, ArenaSize)})
+	if p.resultBlock > 0 {
+		res.Memory = append(res.Memory, Region{Name: ResultRegion, Addr: ResultBlockAddr(p.exe.StackSize), Data: make([]byte, p.resultBlock)})
+	}
 	for _, m := range res.Memory {
 		if err := p.readPopulated(m.Addr, m.Data); err != nil {
 			return err

@@ -48,6 +48,11 @@ type Vector struct {
 	Args      []uint64 // integer and pointer arguments: rdi rsi rdx rcx r8 r9, then the stack
 	FloatArgs []uint64 // low quadwords of xmm0..xmm7
 	Mem       []MemInit
+	// ResultBlock, when positive, is the size of the struct the function
+	// returns in memory: the run passes it a zeroed block of that many
+	// bytes at ResultBlockAddr in rdi (Args[0] is not used) and reads the
+	// block back as Result's region ResultRegion.
+	ResultBlock int
 }
 
 // Call is one call of a stubbed function, from the call log.

@@ -43,6 +43,7 @@ func (cf *Confirmer) witnessUB(ctx context.Context, rs *Result, args []uint64, i
 	if err != nil {
 		return nil, err
 	}
+	v.ResultBlock = resultBlockSize(cf.sig)
 	timeout := runTimeout(ctx, false)
 	if w.proc == nil {
 		if w.proc, err = Start(w.exe, Options{Timeout: timeout}); err != nil {

@@ -3,6 +3,7 @@ package pair
 import (
 	"context"
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"slices"
@@ -145,6 +146,26 @@ func (c *Counterexample) Pointee(i int) []byte {
 		return nil
 	}
 	return modelPointee(memv.Mem(), c.Arg(i))
+}
+
+// StackArgs returns the n bytes of arguments above the return address in
+// the counterexample's memory (StackArgBytes), as words; nil without a
+// memory.
+func (c *Counterexample) StackArgs(n int64) []uint64 {
+	memv, ok := c.Model.VarValue(c.pair.B, c.pair.SrcVar(x86.StateMem))
+	if !ok {
+		return nil
+	}
+	rsp, ok := c.Model.VarValue(c.pair.B, c.pair.SrcVar(x86.StateGPR0+x86.RSP))
+	if !ok {
+		return nil
+	}
+	data := memv.Mem().Read(rsp.BV().Uint64()+8, int(n))
+	var out []uint64
+	for i := 0; i+8 <= len(data); i += 8 {
+		out = append(out, binary.LittleEndian.Uint64(data[i:]))
+	}
+	return out
 }
 
 // Globals returns, for every global the pair's code names and whose size is
@@ -849,6 +870,32 @@ func (p *Pair) Precondition() (ir.Term, []string) {
 	return b.And(append(facts, rf...)...), append(assumptions, rl...)
 }
 
+// StackArgBytes is how many bytes of arguments the caller of a function
+// of signature sig leaves above the return address, as far as they are
+// known exactly: parameters in memory (a struct over 16 bytes) and
+// scalars past the registers, in order, each in whole eightbytes, up to
+// the first whose place is not certain (an alignment over 8, a size
+// DWARF does not give).
+func StackArgBytes(sig *x86.FuncDebug) int64 {
+	var n int64
+	for _, prm := range inputs.Classify(sig).Params {
+		switch {
+		case prm.Kind == inputs.Memory && prm.Type.Kind == x86.KindStruct && prm.Type.Size > 0 && len(prm.Type.Members) > 0:
+			for _, m := range prm.Type.Members {
+				if m.Size > 8 {
+					return n // alignment 16: a gap may come first
+				}
+			}
+			n += (prm.Type.Size + 7) &^ 7
+		case prm.Kind == inputs.Memory:
+			return n
+		case prm.Kind != inputs.Float && prm.Reg >= len(x86.CalleeArgRegs):
+			n += 8
+		}
+	}
+	return n
+}
+
 // resultApart is a region the block a function returns its result in is
 // apart from (resultBlockFacts).
 type resultApart struct {
@@ -892,6 +939,10 @@ func (p *Pair) resultBlockFacts(others []resultApart) ([]ir.Term, []string) {
 		}
 		facts = append(facts, ub.Disjoint(b, res, uint32(size), o.addr, uint32(o.size)))
 		names = append(names, o.name)
+	}
+	if n := StackArgBytes(f.Debug); n > 0 {
+		facts = append(facts, ub.Disjoint(b, res, uint32(size), b.Add(rsp, c(8)), uint32(n)))
+		names = append(names, fmt.Sprintf("the %d bytes of stack arguments", n))
 	}
 	for _, prm := range inputs.Classify(f.Debug).Params {
 		n := prm.Type.PointeeSize

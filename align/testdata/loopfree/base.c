@@ -68,3 +68,10 @@ long afterf2(struct f2 s, signed char c, long x) { return (long)s.x + c + x; }
    below the entry is filled otherwise); reported not-equivalent before. */
 struct q4 { int a, b, c, d; };
 void storeq(struct q4 *out, int x) { struct q4 l; l.a = x; l.c = x * 2; *out = l; }
+
+/* Structs over 16 bytes passed and returned by value: arguments in stack
+   slots, the result in the block whose address the caller passes in rdi
+   (the caller's result object: no argument points into it). */
+struct v3 { double x, y, z; };
+struct v3 addv3(struct v3 a, struct v3 b) { struct v3 r = { a.x + b.x, a.y + b.y, a.z + b.z }; return r; }
+struct v3 negv3(const struct v3 *p) { struct v3 r = { -p->x, -p->y, -p->z }; return r; }
