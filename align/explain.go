@@ -253,8 +253,16 @@ func explain(p *pair.Pair, in tracer.Input, c *tracer.Confirmation) *Counterexam
 	}
 	cx := &Counterexample{}
 	var buffers []block // pointer parameters' heap buffers, as their pointers see them
+	// The stack arguments' words follow the six registers in args (the
+	// counterexample's, confirm): stackWords is how many the parameters
+	// so far took, -1 once a place is not certain (pair.StackArgBytes).
+	stackWords := 0
 	for _, pm := range inputs.Classify(sig).Params {
 		v := Value{Name: pm.Name, Type: cName(pm.Type.Name)}
+		if pm.Kind != inputs.Float && pm.Kind != inputs.Memory && pm.Reg >= len(x86.CalleeArgRegs) && stackWords >= 0 {
+			pm.Reg = len(x86.CalleeArgRegs) + stackWords
+			stackWords++
+		}
 		switch pm.Kind {
 		case inputs.Unknown:
 			v.Name, v.Type = x86.GPRNames[x86.CalleeArgRegs[pm.Reg]], ""
@@ -284,6 +292,19 @@ func explain(p *pair.Pair, in tracer.Input, c *tracer.Confirmation) *Counterexam
 			v.Value = "{" + strings.Join(words, ", ") + "} (its eightbytes)"
 		case inputs.Memory:
 			v.Value = "(passed in memory: not set)"
+			n := int(pair.StackArgBytes(&x86.FuncDebug{Params: []x86.Variable{{Type: pm.Type}}}))
+			if stackWords < 0 || n == 0 || n != int((pm.Type.Size+7)&^7) {
+				stackWords = -1
+				break
+			}
+			if first := len(x86.CalleeArgRegs) + stackWords; first+n/8 <= len(args) {
+				var words []string
+				for r := first; r < first+n/8; r++ {
+					words = append(words, fmt.Sprintf("%#x", args[r]))
+				}
+				v.Value = "{" + strings.Join(words, ", ") + "} (its eightbytes, on the stack)"
+			}
+			stackWords += n / 8
 		}
 		cx.Params = append(cx.Params, v)
 	}
