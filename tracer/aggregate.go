@@ -84,18 +84,13 @@ func aggregateOf(dt dwarf.Type) (*Aggregate, bool) {
 		}
 		return a, true
 	}
-	if t.Kind != x86.KindStruct || len(t.Members) == 0 {
+	if !t.MembersExact() {
 		return nil, false
 	}
 	a.Members = t.Members
 	a.Mask = make([]uint64, a.Words())
 	a.FloatSize = make([]int64, a.Words())
 	for _, m := range t.Members {
-		// A member of 8 bytes whose offset is not a multiple of 8 is in
-		// a packed struct, whose alignment the stub's would not keep.
-		if m.InUnion || m.Size > 8 || m.Off < 0 || m.Off+m.Size > t.Size || m.Size == 8 && m.Off%8 != 0 {
-			return nil, false
-		}
 		for b := m.Off; b < m.Off+m.Size; b++ {
 			a.Mask[b/8] |= 0xff << (8 * uint(b%8))
 		}

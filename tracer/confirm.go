@@ -824,7 +824,7 @@ func returnShape(sig *x86.FuncDebug) retShape {
 			return retShape{kind: fmt.Sprintf("float%d", 8*t.Size), size: int(t.Size), float: true}
 		}
 	case x86.KindStruct, x86.KindComplex:
-		if t.ReturnClass() == x86.ReturnInMemory && t.Kind == x86.KindStruct && memoryMembers(t) && t.Size <= MaxResultBlock {
+		if t.ReturnClass() == x86.ReturnInMemory && t.MembersExact() && t.Size <= MaxResultBlock {
 			return retShape{kind: fmt.Sprintf("struct%d in memory", 8*t.Size), size: int(t.Size), memory: true, members: t.Members}
 		}
 		if e, ok := t.Eightbytes(); ok && e.Exact {
@@ -836,20 +836,6 @@ func returnShape(sig *x86.FuncDebug) retShape {
 		}
 	}
 	return retShape{kind: fmt.Sprintf("unknown: %s return (%s, %d bytes) not compared", t.Name, t.Kind, t.Size)}
-}
-
-// memoryMembers says the members of t, a struct returned in memory, are
-// all known and none in a union: what its block holds, byte by byte.
-func memoryMembers(t x86.Type) bool {
-	if len(t.Members) == 0 {
-		return false
-	}
-	for _, m := range t.Members {
-		if m.InUnion || m.Off < 0 || m.Size <= 0 || m.Size > 8 || m.Off+m.Size > t.Size {
-			return false
-		}
-	}
-	return true
 }
 
 // resultBlockSize is the Vector.ResultBlock of a run of a function of
@@ -1276,19 +1262,11 @@ func (st *cmpState) compareReturn(s, d Observation, sh retShape) {
 	}
 	if sh.structural {
 		for i, pair := range [2][2]uint64{{s.Return, d.Return}, {s.ReturnHi, d.ReturnHi}} {
-			if pair[0] == pair[1] || sh.eb.SSE[i] && nanLanes(pair[0], pair[1], sh.eb.FloatSize[i], sh.eb.Mask[i]) {
-				continue
+			fsize := int64(0)
+			if sh.eb.SSE[i] {
+				fsize = sh.eb.FloatSize[i]
 			}
-			if sh.eb.Pointer[i] {
-				switch st.word(pair[0], pair[1]) {
-				case wordSameSymbol:
-					continue
-				case wordInconclusive:
-					st.note("return bytes %d..%d: layout-dependent addresses %#x and %#x", 8*i, 8*i+8, pair[0], pair[1])
-					continue
-				}
-			}
-			st.differ("return bytes %d..%d: src %#x dst %#x", 8*i, min(8*i+8, sh.size), pair[0], pair[1])
+			st.returnBytes(8*i, min(8*i+8, sh.size), pair[0], pair[1], fsize, sh.eb.Mask[i], sh.eb.Pointer[i])
 		}
 		return
 	}
@@ -1324,21 +1302,32 @@ func (st *cmpState) compareResultBlock(s, d []byte, sh retShape) {
 		var a, b [8]byte
 		copy(a[:], x)
 		copy(b[:], y)
-		u, v := binary.LittleEndian.Uint64(a[:]), binary.LittleEndian.Uint64(b[:])
-		switch {
-		case m.Float && nanLanes(u, v, m.Size, 1<<(8*uint(m.Size))-1): // all ones for 8 bytes
-			continue
-		case m.Pointer && m.Size == 8:
-			switch st.word(u, v) {
-			case wordSameSymbol:
-				continue
-			case wordInconclusive:
-				st.note("return bytes %d..%d: layout-dependent addresses %#x and %#x", m.Off, m.Off+m.Size, u, v)
-				continue
-			}
+		fsize := int64(0)
+		if m.Float {
+			fsize = m.Size
 		}
-		st.differ("return bytes %d..%d: src %#x dst %#x", m.Off, m.Off+m.Size, u, v)
+		st.returnBytes(int(m.Off), int(m.Off+m.Size), binary.LittleEndian.Uint64(a[:]), binary.LittleEndian.Uint64(b[:]),
+			fsize, 1<<(8*uint(m.Size))-1, m.Pointer && m.Size == 8) // the mask is all ones for 8 bytes
 	}
+}
+
+// returnBytes compares bytes lo..hi of a struct result, x and y (masked to
+// mask): floats of fsize bytes (0: none) equal up to NaN payloads, a
+// pointer by what it names.
+func (st *cmpState) returnBytes(lo, hi int, x, y uint64, fsize int64, mask uint64, pointer bool) {
+	if x == y || fsize > 0 && nanLanes(x, y, fsize, mask) {
+		return
+	}
+	if pointer {
+		switch st.word(x, y) {
+		case wordSameSymbol:
+			return
+		case wordInconclusive:
+			st.note("return bytes %d..%d: layout-dependent addresses %#x and %#x", lo, hi, x, y)
+			return
+		}
+	}
+	st.differ("return bytes %d..%d: src %#x dst %#x", lo, hi, x, y)
 }
 
 // compareGlobals compares every global both executables define, then the

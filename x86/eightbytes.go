@@ -123,3 +123,21 @@ func (t Type) ReturnClass() ReturnClass {
 	}
 	return ReturnUnknown
 }
+
+// MembersExact says t is a struct whose bytes its members say, member by
+// member, as one passed or returned in memory (over 16 bytes) is
+// compared: DWARF gives every member (Type.Members), none belongs to a
+// union, none is over 8 bytes (an alignment of 16 would move the struct
+// on the stack) and none of 8 bytes sits off an 8-byte boundary (a
+// packed struct).
+func (t Type) MembersExact() bool {
+	if t.Kind != KindStruct || len(t.Members) == 0 {
+		return false
+	}
+	for _, m := range t.Members {
+		if m.InUnion || m.Off < 0 || m.Size <= 0 || m.Size > 8 || m.Off+m.Size > t.Size || m.Size == 8 && m.Off%8 != 0 {
+			return false
+		}
+	}
+	return true
+}

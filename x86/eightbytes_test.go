@@ -66,3 +66,35 @@ func TestEightbytes(t *testing.T) {
 		}
 	}
 }
+
+// TestMembersExact: which structs returned in memory are compared member
+// by member, one case per line.
+func TestMembersExact(t *testing.T) {
+	cases := []struct {
+		decl string
+		want bool
+	}{
+		{"struct { long a, b, c; }", true},
+		{"struct { double x, y, z; }", true},
+		{"struct { char tag; long a; int b; long *p; }", true},
+		{"struct { int w[5]; }", true},
+		{"struct { long a; union { int i; float f; } u; long c; }", false},
+		{"struct { long double x; long a; }", false},
+		{"struct __attribute__((packed)) { char c; long a; long b; long d; }", false},
+		{"union { long a[3]; double d; }", false},
+	}
+	src := ""
+	for i, c := range cases {
+		src += fmt.Sprintf("typedef %s m%d;\nm%d g%d(void) { m%d r = {0}; return r; }\n", c.decl, i, i, i, i)
+	}
+	f := mustOpen(t, compileSource(t, "gcc", "membersexact", src, "-O0"))
+	for i, c := range cases {
+		fn, err := f.Func(fmt.Sprintf("g%d", i))
+		if err != nil || fn.Debug == nil {
+			t.Fatalf("g%d: %v", i, err)
+		}
+		if got := fn.Debug.Return.MembersExact(); got != c.want {
+			t.Errorf("%s: MembersExact %v, want %v", c.decl, got, c.want)
+		}
+	}
+}

@@ -880,12 +880,7 @@ func StackArgBytes(sig *x86.FuncDebug) int64 {
 	var n int64
 	for _, prm := range inputs.Classify(sig).Params {
 		switch {
-		case prm.Kind == inputs.Memory && prm.Type.Kind == x86.KindStruct && prm.Type.Size > 0 && len(prm.Type.Members) > 0:
-			for _, m := range prm.Type.Members {
-				if m.Size > 8 {
-					return n // alignment 16: a gap may come first
-				}
-			}
+		case prm.Kind == inputs.Memory && prm.Type.Size > 0 && prm.Type.MembersExact():
 			n += (prm.Type.Size + 7) &^ 7
 		case prm.Kind == inputs.Memory:
 			return n
