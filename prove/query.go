@@ -74,7 +74,7 @@ func (s *textSolver) Check(ctx context.Context, q Query) Result {
 				// to make constants, beside uninterpreted functions),
 				// which the array theory decides at once: clang's
 				// vec3 add, a return-address read through its result
-				// block, took Z3 55 s as stores and 2 s so. Or none is
+				// block, took Z3 55 s as stores and 4.6 s so. Or none is
 				// left: every read was of a byte a store wrote, and any
 				// memory completes a model of xq.
 				sent, arrayFree = xq, !readsMemory(xq)
