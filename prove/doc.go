@@ -73,7 +73,11 @@
 // cases inside another's address took Z3's simplifier seconds. A byte a
 // later store wrote again is no case of the earlier store: the cases
 // such a store left (never taken) took Z3 11 s on a pair of chains that
-// differ by it alone.
+// differ by it alone. Each case compares one difference of bases with a
+// constant (the difference ub.Disjoint states ranges of), the rewritten
+// query is simplified (bytes read back are the stored value again), and
+// it is sent as it is when no read is left or its reads are too many to
+// make constants.
 //
 // Two wrappers are TextSolvers themselves:
 //

@@ -25,6 +25,14 @@ func pairObj(t *testing.T, cc, name, src, opt string) string {
 	return compile(t, cc, name, src, append([]string{opt}, confirmFlags...)...)
 }
 
+// sourceSameMutant compiles base at -O0 (the source) and at -O2, and
+// mutant at -O2, with cc: the three objects a same-source and a mutant
+// comparison take.
+func sourceSameMutant(t *testing.T, cc, name, base, mutant string) (src, same, mut string) {
+	t.Helper()
+	return pairObj(t, cc, name+"0", base, "-O0"), pairObj(t, cc, name+"2", base, "-O2"), pairObj(t, cc, name+"m", mutant, "-O2")
+}
+
 func confirm(t *testing.T, srcObj, srcFn, dstObj, dstFn string, in Input) *Confirmation {
 	t.Helper()
 	c, err := Confirm(context.Background(), srcObj, srcFn, dstObj, dstFn, in)
@@ -418,9 +426,7 @@ double _Complex mkcd(double a, double b) { double _Complex z; __real__ z = a * 2
 	mutant := strings.NewReplacer("y * 2 }", "y * 3 }", "(char)(x + 1)", "(char)(x + 2)", "a * b }", "a * b + 1 }",
 		"(int)b - 1 }", "(int)b - 2 }", "a * 2 };", "a * 3 };", "b + 1; return", "b + 2; return").Replace(base)
 	for _, cc := range []string{"gcc-12", "clang-16"} {
-		src := pairObj(t, cc, "sr0", base, "-O0")
-		same := pairObj(t, cc, "sr2", base, "-O2")
-		mut := pairObj(t, cc, "srm", mutant, "-O2")
+		src, same, mut := sourceSameMutant(t, cc, "sr", base, mutant)
 		for _, c := range []struct {
 			fn, kind string
 			in       Input
@@ -560,9 +566,7 @@ long gmix(long x) { struct mix m = mkmix(x); return m.i + (long)(m.d * 1000); }
 		"'a', v", "'b', v", "(int)x } }", "(int)x + 1 } }", "b.a + b.d", "b.a + b.c", "p.x - p.y", "p.y - p.x",
 		"m.d * 1000", "m.d * 999").Replace(base)
 	for _, cc := range []string{"gcc-12", "clang-16"} {
-		src := pairObj(t, cc, "sa0", base, "-O0")
-		same := pairObj(t, cc, "sa2", base, "-O2")
-		mut := pairObj(t, cc, "sam", mutant, "-O2")
+		src, same, mut := sourceSameMutant(t, cc, "sa", base, mutant)
 		// clang declares callees in DWARF only when optimizing.
 		obj, err := ReadObject(same)
 		if err != nil {
@@ -615,9 +619,7 @@ struct rec ptrrec(long a) { struct rec r = { 'p', a, 1, &g }; return r; }
 	binary.LittleEndian.PutUint64(u[16:], math.Float64bits(2.5))
 	in := Input{Args: []uint64{0, HeapAddr, HeapAddr}, Mem: []MemInit{{Addr: HeapAddr, Data: u}}}
 	for _, cc := range []string{"gcc-12", "clang-16"} {
-		src := pairObj(t, cc, "mr0", base, "-O0")
-		same := pairObj(t, cc, "mr2", base, "-O2")
-		mut := pairObj(t, cc, "mrm", mutant, "-O2")
+		src, same, mut := sourceSameMutant(t, cc, "mr", base, mutant)
 		for _, c := range []struct {
 			fn, want string
 			in       Input
