@@ -539,6 +539,74 @@ func (p *PathExpr) Paths(limit int) [][]int {
 	return out
 }
 
+// Steps calls visit once for each place in p's paths: an edge next of
+// them after the prefix that leads to it (nil: next starts the paths),
+// every prefix that leads to the same place merged into one composite
+// edge (Par), so a set of exponentially many paths costs visits linear in
+// p's size, not one per path. It stops after limit visits and then
+// returns false. A prefix's condition holds exactly when a run takes one
+// of the merged paths, and its transfer and fault are that path's there
+// (the conditions of paths that part at a branch exclude each other), so
+// whatever holds of a run that takes a path up to next holds of one the
+// merged prefix describes.
+func (g *TFG) Steps(p *PathExpr, limit int, visit func(prefix, next *Edge)) bool {
+	visits := 0
+	// PathSet builds its expressions forward, each Par of paths that
+	// share a prefix expression (Par(Seq(P, a), Seq(P, b))): a place is
+	// a subexpression with the prefix it is walked after, walked once.
+	type place struct {
+		p      *PathExpr
+		prefix *Edge
+	}
+	done := map[place]*Edge{}
+	var walk, walkOnce func(p *PathExpr, prefix *Edge) (*Edge, bool)
+	walk = func(p *PathExpr, prefix *Edge) (*Edge, bool) {
+		if e, ok := done[place{p, prefix}]; ok {
+			return e, true
+		}
+		e, ok := walkOnce(p, prefix)
+		if ok {
+			done[place{p, prefix}] = e
+		}
+		return e, ok
+	}
+	walkOnce = func(p *PathExpr, prefix *Edge) (*Edge, bool) {
+		switch p.Op {
+		case PathEdge:
+			if visits >= limit {
+				return nil, false
+			}
+			visits++
+			next := g.Edges[p.Edge]
+			visit(prefix, next)
+			if prefix == nil {
+				return next, true
+			}
+			return g.Seq(prefix, next), true
+		case PathSeq:
+			mid, ok := walk(p.X, prefix)
+			if !ok {
+				return nil, false
+			}
+			return walk(p.Y, mid)
+		}
+		x, ok := walk(p.X, prefix)
+		if !ok {
+			return nil, false
+		}
+		y, ok := walk(p.Y, prefix)
+		if !ok {
+			return nil, false
+		}
+		return g.Par(x, y), true
+	}
+	if p == nil {
+		return true
+	}
+	_, ok := walk(p, nil)
+	return ok
+}
+
 // String prints p, eliding below a depth so that shared DAGs print small.
 func (p *PathExpr) String() string { return p.str(6) }
 

@@ -372,3 +372,68 @@ func TestSeqParFault(t *testing.T) {
 	}()
 	g.Seq(e2, e1)
 }
+
+// TestStepsFollowRuns: on eight iterations of a branching loop (256
+// paths), the places Steps visits whose merged prefix a state takes, and
+// whose next edge it then takes, are the steps of that state's run, with
+// the same states before them, in linear many visits.
+func TestStepsFollowRuns(t *testing.T) {
+	tt, nodes := loopTFG()
+	g := tt.g
+	h := nodes["h"]
+	const arrivals = 8
+	e := g.PathSet(h, h, ir.PathOptions{Mu: arrivals, Arrivals: arrivals})
+	type place struct{ prefix, next *ir.Edge }
+	var places []place
+	if !g.Steps(e.Path, 1000, func(prefix, next *ir.Edge) { places = append(places, place{prefix, next}) }) {
+		t.Fatal("Steps stopped before the limit")
+	}
+	if len(places) > 8*arrivals {
+		t.Fatalf("%d visits for %d iterations", len(places), arrivals)
+	}
+	if g.Steps(e.Path, 5, func(_, _ *ir.Edge) {}) {
+		t.Fatal("Steps did not report the limit")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for k := 0; k < 100; k++ {
+		st := tt.state(rng, rng.Uint64N(40))
+		st[0] = ir.BVValue(ir.NewBV(32, rng.Uint64N(20)))
+		st[1] = ir.BVValue(ir.NewBV(32, st[0].BV().Uint64()+arrivals+rng.Uint64N(3)))
+		// The run: its steps from h until it is back at h arrivals times.
+		var want []string
+		n, cur := h, st
+		for a := 0; a < arrivals; {
+			s, err := g.EvalStep(n, cur, toyEnv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, fmt.Sprint(s.Edge.ID, cur))
+			cur, n = s.Next, s.Edge.To
+			if n == h {
+				a++
+			}
+		}
+		var got []string
+		for _, p := range places {
+			at := st
+			if p.prefix != nil {
+				s, err := composite(g, p.prefix).EvalStep(0, st, toyEnv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.Edge.ID != 0 || s.Fault {
+					continue
+				}
+				at = s.Next
+			}
+			if s, err := composite(g, p.next).EvalStep(0, at, toyEnv); err != nil {
+				t.Fatal(err)
+			} else if s.Edge.ID == 0 {
+				got = append(got, fmt.Sprint(p.next.ID, at))
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("state %v:\nvisits taken %v\nrun steps    %v", st, got, want)
+		}
+	}
+}

@@ -11,6 +11,9 @@
 //   - XOR relations v = v_1 ⊕ … ⊕ v_k ⊕ c among variables of one width and
 //     the 32-bit halves of 64-bit ones, the null space over GF(2) of the
 //     rows' bits (xor.go): a vectorized XOR reduction's lanes;
+//   - folds v = max, min (signed or unsigned), AND or OR of the lanes of
+//     one or two vector registers (fold.go): a vectorized max, min, AND
+//     or OR reduction's accumulators;
 //   - constant bounds ±v ≤ c, signed and unsigned, and pairwise orders
 //     v1 ≤ v2, v1 < v2 under a budget, none between a narrow and a wide
 //     variable that only the widths order (bounds.go); a bound a

@@ -59,9 +59,12 @@ const (
 	Memory
 	// Xor: v = v_1 ⊕ … ⊕ v_k ⊕ c among variables of one width (xor.go).
 	Xor
+	// Fold: v = max, min, AND or OR of the lanes of one or two vector
+	// registers (fold.go).
+	Fold
 )
 
-var kindNames = [...]string{Equality: "equality", Congruence: "congruence", Bound: "bound", Order: "order", Memory: "memory", Xor: "xor"}
+var kindNames = [...]string{Equality: "equality", Congruence: "congruence", Bound: "bound", Order: "order", Memory: "memory", Xor: "xor", Fold: "fold"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
@@ -263,6 +266,9 @@ func Learn(b *ir.Builder, s *Schema, states []State, opt Options) ([]Candidate, 
 	}
 	if opt.Kinds.Has(Xor) {
 		add(xorRelations(tm, t, eq)...)
+	}
+	if opt.Kinds.Has(Fold) {
+		add(foldRelations(tm, t, eq)...)
 	}
 	if opt.Kinds.Has(Bound) {
 		add(bounds(tm, t, eq)...)

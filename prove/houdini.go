@@ -337,6 +337,9 @@ func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term
 					if res.Status != smtlib.Unsat {
 						r.Kept[e.To][idx[k]] = false
 						dropped = true
+						if TraceDrop != nil {
+							TraceDrop(b, e.To, cands[e.To][idx[k]])
+						}
 					}
 				}
 				if ctx.Err() != nil {

@@ -17,8 +17,8 @@ import "eqc/ir"
 // NullPage is the size of the region at address 0 where no object lies.
 const NullPage = 4096
 
-// NullHypotheses returns the null model's hypotheses for in's paths; none
-// when the path set has more than MaxOBVAPaths paths. in.Taint may be nil
+// NullHypotheses returns the null model's hypotheses for in's paths, by
+// the prefixes eachBlock takes. in.Taint may be nil
 // (the OBVA model off): then only addresses the entry rsp plus a constant
 // make count as the frame's.
 func NullHypotheses(in OBVAInput) []ir.Term {

@@ -26,9 +26,17 @@ import (
 // keeps X[i] off val once n may exceed X's length.
 
 // MaxOBVAPaths bounds the source paths of one path set that get
-// hypotheses: each is composed on its own, and a path set with more gets
-// none.
+// hypotheses path by path, each composed on its own; a path set with more
+// gets them by places (ir.TFG.Steps): a -O0 loop body with a branch
+// unrolled seven times (gcc's vector loop and its remainder of up to
+// three passes) has 128 paths, and without hypotheses its accesses were
+// not known to miss the frame.
 const MaxOBVAPaths = 16
+
+// MaxOBVAPlaces bounds the places (an edge after the merged prefixes that
+// lead to it) of a path set with more than MaxOBVAPaths paths that get
+// hypotheses.
+const MaxOBVAPlaces = 128
 
 // OBVAInput is one path set of the source to state hypotheses for.
 type OBVAInput struct {
@@ -49,8 +57,8 @@ type OBVAInput struct {
 	Objects map[ir.Term]uint64
 }
 
-// OBVAHypotheses returns in's hypotheses; none when the path set has more
-// than MaxOBVAPaths paths.
+// OBVAHypotheses returns in's hypotheses, path by path up to
+// MaxOBVAPaths paths, by merged prefixes past that (eachBlock).
 func OBVAHypotheses(in OBVAInput) []ir.Term {
 	return obvaHypotheses(in, Misses{})
 }
@@ -96,18 +104,32 @@ func obvaHypotheses(in OBVAInput, misses Misses) []ir.Term {
 // eachBlock collects hyp's hypotheses for each edge of in's paths after
 // each prefix (nil: the edge starts the path), every such pair once: at
 // takes the edge's from-state to the prefix's, from the paths' start
-// state to in's terms. None when the path set has more than MaxOBVAPaths
-// paths.
+// state to in's terms. Past MaxOBVAPaths paths, the prefixes that lead
+// to one place are merged (at most MaxOBVAPlaces places).
 func eachBlock(in OBVAInput, hyp func(from, at *ir.Substituter, prefix, next *ir.Edge) (ir.Term, bool)) []ir.Term {
-	if in.Paths.Count() > MaxOBVAPaths {
-		return nil
-	}
 	b, g := in.B, in.G
 	from := in.From
 	if from == nil {
 		from = ir.NewSubstituter(b, nil)
 	}
 	var out []ir.Term
+	if in.Paths.Count() > MaxOBVAPaths {
+		// Too many paths to take one by one (a loop body with a branch,
+		// unrolled past four passes): the prefixes that lead to the same
+		// place merged (ir.TFG.Steps), their states ite terms of the
+		// branches. Those the limit leaves out get none: fewer
+		// hypotheses are still sound.
+		g.Steps(in.Paths, MaxOBVAPlaces, func(prefix, next *ir.Edge) {
+			var at *ir.Substituter
+			if prefix != nil {
+				at = g.StateSubst(prefix.Transfer)
+			}
+			if h, ok := hyp(from, at, prefix, next); ok {
+				out = append(out, h)
+			}
+		})
+		return out
+	}
 	done := map[string]bool{} // prefixes already covered, by their edge IDs
 	for _, ids := range in.Paths.Paths(MaxOBVAPaths) {
 		var prefix *ir.Edge

@@ -1,6 +1,7 @@
 package ub
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"eqc/ir"
@@ -102,5 +103,81 @@ func TestObjectOf(t *testing.T) {
 	}
 	if _, _, ok := objectOf(b, x, nil, taint); ok {
 		t.Errorf("an object without Objects")
+	}
+}
+
+// TestOBVAManyPaths: a loop whose body loads a[i] in its condition and
+// again on one branch (m := a[i] when a[i] > m), unrolled six passes: 64
+// paths, past MaxOBVAPaths, so the hypotheses come by merged prefixes.
+// Oracle: on random states whose accesses all miss the frame every
+// hypothesis holds (they are facts about such runs), and when the run's
+// k-th pass loads from a frame slot, for each k, some hypothesis fails
+// (they speak of every pass).
+func TestOBVAManyPaths(t *testing.T) {
+	b := ir.NewBuilder()
+	rsp, p, i, m := b.Var("rsp", ir.BVSort(64)), b.Var("p", ir.BVSort(64)), b.Var("i", ir.BVSort(64)), b.Var("m", ir.BVSort(32))
+	mem := b.Var("mem", ir.MemSort)
+	g := ir.NewTFG(b, "max", []ir.StateVar{{Name: "rsp", Var: rsp}, {Name: "p", Var: p}, {Name: "i", Var: i}, {Name: "m", Var: m}, {Name: "mem", Var: mem}})
+	h, c, take, skip, exit := g.AddNode(0, ir.NodeLoopHead), g.AddNode(1, ir.NodeBlock), g.AddNode(2, ir.NodeBlock), g.AddNode(3, ir.NodeBlock), g.AddNode(4, ir.NodeExit)
+	edge := func(from, to ir.NodeID, cond ir.Term, iv, mv ir.Term) {
+		g.AddEdge(&ir.Edge{From: from, To: to, Cond: cond, Transfer: []ir.Term{rsp, p, iv, mv, mem}})
+	}
+	elem := b.Select(mem, b.Add(p, b.Mul(i, b.Const(64, 4))), 4)
+	more := b.Ult(i, b.Const(64, 1000))
+	edge(h, c, more, i, m)
+	edge(h, exit, b.Not(more), i, m)
+	edge(c, take, b.Slt(m, elem), i, m)
+	edge(c, skip, b.Not(b.Slt(m, elem)), i, m)
+	edge(take, h, ir.NoTerm, b.Add(i, b.Const(64, 1)), elem)
+	edge(skip, h, ir.NoTerm, b.Add(i, b.Const(64, 1)), m)
+	const passes = 6
+	set := g.PathSet(h, h, ir.PathOptions{Mu: passes, Arrivals: passes})
+	if set.Path.Count() <= MaxOBVAPaths {
+		t.Fatalf("%d paths: not past MaxOBVAPaths", set.Path.Count())
+	}
+	hyps := OBVAHypotheses(OBVAInput{B: b, Simp: ir.NewSimplifier(b), G: g, Paths: set.Path,
+		Taint: AnalyzeFrameTaint(b, rsp, mem, nil), Rsp0: rsp})
+	if len(hyps) == 0 {
+		t.Fatal("no hypotheses")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const top = 0x7fff_0000
+	holds := func(pv, iv uint64) bool {
+		bytes := map[uint64]byte{}
+		for k := uint64(0); k < 4*passes+4; k++ {
+			bytes[pv+4*iv+k] = byte(rng.Uint32())
+		}
+		env := &ir.MapEnv{Vars: map[ir.Term]ir.Value{
+			rsp: ir.BVValue(ir.NewBV(64, top)), p: ir.BVValue(ir.NewBV(64, pv)), i: ir.BVValue(ir.NewBV(64, iv)),
+			m: ir.BVValue(ir.NewBV(32, uint64(rng.Uint32()))), mem: ir.MemValue(ir.MemFromMap(0, bytes)),
+		}}
+		ev := ir.NewEvaluator(b, env)
+		for _, h := range hyps {
+			v, err := ev.Eval(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !v.Bool() {
+				return false
+			}
+		}
+		return true
+	}
+	for range 200 {
+		if pv, iv := 0x1000_0000+4*rng.Uint64N(1<<20), rng.Uint64N(900); !holds(pv, iv) {
+			t.Fatalf("p=%#x i=%d: a hypothesis fails on a run that misses the frame", pv, iv)
+		}
+	}
+	for k := uint64(0); k < passes; k++ {
+		failed := false
+		for range 20 {
+			// Pass k loads from 16 bytes below the entry rsp; the
+			// data decide the branches, so try a few.
+			iv := rng.Uint64N(900)
+			failed = failed || !holds(top-16-4*(iv+k), iv)
+		}
+		if !failed {
+			t.Errorf("pass %d loads from the frame and every hypothesis holds", k)
+		}
 	}
 }
