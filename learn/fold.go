@@ -24,8 +24,8 @@ import (
 // 32-bit columns). The learner tries each register, then each pair, at
 // each lane width of a subject column, and keeps a fold that holds on
 // every row, unless the rows cannot tell it from chance: the subject
-// constant on them, or equal to every lane on every row (a broadcast:
-// equalities say that).
+// constant on them, or equal to one lane on every row (equalities say
+// that).
 
 // Fold operators.
 type foldOp uint8
@@ -230,10 +230,14 @@ func foldRelations(tm *termer, t *table, e eqResult) []Candidate {
 }
 
 // foldHolds says whether subject column s is op over lanes ls on every
-// row, the rows telling it from chance.
+// row, the rows telling it from chance: the subject varies, and no lane
+// equals it on every row (a register that broadcasts a parameter, which
+// an equality states; with it, any register whose lanes stay below the
+// parameter made a max).
 func foldHolds(t *table, s int, ls []xorVar, op foldOp, w uint32) bool {
 	m := mask(uint(w))
-	varies, broadcast := false, true
+	varies := false
+	differs := make([]bool, len(ls)) // lane k differs from the subject on some row
 	for r := 0; r < t.rows; r++ {
 		acc := ls[0].value(t, r, w)
 		for _, l := range ls[1:] {
@@ -246,11 +250,11 @@ func foldHolds(t *table, s int, ls []xorVar, op foldOp, w uint32) bool {
 		if v != t.cols[s][0]&m {
 			varies = true
 		}
-		for _, l := range ls {
-			broadcast = broadcast && l.value(t, r, w) == v
+		for k, l := range ls {
+			differs[k] = differs[k] || l.value(t, r, w) != v
 		}
 	}
-	return varies && !broadcast
+	return varies && !slices.Contains(differs, false)
 }
 
 // foldCandidates state subject s = op(ls) at width w. A max or min is

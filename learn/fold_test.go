@@ -127,6 +127,22 @@ func TestFoldRelations(t *testing.T) {
 	if cs := f.learn(t, Options{Kinds: Kinds(Fold)}); len(cs) != 0 {
 		t.Errorf("random columns: %q", descs(cs, Fold))
 	}
+	// c broadcasts the parameter r and a's lanes stay below it: r is
+	// the max of a's and c's lanes on every row, which says no more than
+	// c[0] = r and the orders.
+	f = foldFixture(32)
+	for k := range 30 {
+		r := 1000 + uint64(rng.IntN(1000))
+		st := State{Vals: []uint64{uint64(k), uint64(rng.Uint32()), r}}
+		for range 4 {
+			st.Vals = append(st.Vals, uint64(rng.IntN(1000)))
+		}
+		st.Vals = append(st.Vals, r, r, r, r)
+		f.states = append(f.states, st)
+	}
+	if cs := f.learn(t, Options{Kinds: Kinds(Fold)}); len(cs) != 0 {
+		t.Errorf("a broadcast register: %q", descs(cs, Fold))
+	}
 }
 
 // foldHoldsEverywhere evaluates each candidate on each row, the registers
