@@ -23,10 +23,10 @@ const NullPage = 4096
 // make count as the frame's.
 func NullHypotheses(in OBVAInput) []ir.Term {
 	b := in.B
-	return eachBlock(in, func(from, at *ir.Substituter, prefix, next *ir.Edge) (ir.Term, bool) {
+	return eachBlock(in, func(from, at *ir.Substituter, prefix, next *ir.Edge, merged bool) (ir.Term, bool) {
 		var above []ir.Term
 		seen := map[ir.Term]bool{}
-		for _, acc := range blockAccesses(b, in.Simp, from, at, next) {
+		for _, acc := range blockAccesses(b, in.Simp, from, at, next, merged) {
 			a := acc.addr
 			if seen[a] || b.Op(a) == ir.OpConst || in.frameAddress(a) {
 				continue

@@ -96,8 +96,8 @@ func OBVAMisses(in OBVAInput, misses Misses) []ir.Term {
 
 func obvaHypotheses(in OBVAInput, misses Misses) []ir.Term {
 	lo := in.Simp.Simplify(in.B.Sub(in.Rsp0, in.B.Const(64, StackLimit)))
-	return eachBlock(in, func(from, at *ir.Substituter, prefix, next *ir.Edge) (ir.Term, bool) {
-		return blockHypothesis(in, from, at, prefix, next, lo, misses)
+	return eachBlock(in, func(from, at *ir.Substituter, prefix, next *ir.Edge, merged bool) (ir.Term, bool) {
+		return blockHypothesis(in, from, at, prefix, next, merged, lo, misses)
 	})
 }
 
@@ -106,7 +106,7 @@ func obvaHypotheses(in OBVAInput, misses Misses) []ir.Term {
 // takes the edge's from-state to the prefix's, from the paths' start
 // state to in's terms. Past MaxOBVAPaths paths, the prefixes that lead
 // to one place are merged (at most MaxOBVAPlaces places).
-func eachBlock(in OBVAInput, hyp func(from, at *ir.Substituter, prefix, next *ir.Edge) (ir.Term, bool)) []ir.Term {
+func eachBlock(in OBVAInput, hyp func(from, at *ir.Substituter, prefix, next *ir.Edge, merged bool) (ir.Term, bool)) []ir.Term {
 	b, g := in.B, in.G
 	from := in.From
 	if from == nil {
@@ -124,7 +124,7 @@ func eachBlock(in OBVAInput, hyp func(from, at *ir.Substituter, prefix, next *ir
 			if prefix != nil {
 				at = g.StateSubst(prefix.Transfer)
 			}
-			if h, ok := hyp(from, at, prefix, next); ok {
+			if h, ok := hyp(from, at, prefix, next, true); ok {
 				out = append(out, h)
 			}
 		})
@@ -142,7 +142,7 @@ func eachBlock(in OBVAInput, hyp func(from, at *ir.Substituter, prefix, next *ir
 				if prefix != nil {
 					at = g.StateSubst(prefix.Transfer)
 				}
-				if h, ok := hyp(from, at, prefix, next); ok {
+				if h, ok := hyp(from, at, prefix, next, false); ok {
 					out = append(out, h)
 				}
 			}
@@ -158,11 +158,11 @@ func eachBlock(in OBVAInput, hyp func(from, at *ir.Substituter, prefix, next *ir
 
 // blockHypothesis is the hypothesis for edge next after prefix (nil: next
 // is the path's first edge), if next makes any access the model speaks of.
-func blockHypothesis(in OBVAInput, from, at *ir.Substituter, prefix, next *ir.Edge, lo ir.Term, misses Misses) (ir.Term, bool) {
+func blockHypothesis(in OBVAInput, from, at *ir.Substituter, prefix, next *ir.Edge, merged bool, lo ir.Term, misses Misses) (ir.Term, bool) {
 	b := in.B
 	var miss []ir.Term
 	seen := map[ir.Term]bool{}
-	for _, acc := range blockAccesses(b, in.Simp, from, at, next) {
+	for _, acc := range blockAccesses(b, in.Simp, from, at, next, merged) {
 		a, n := acc.addr, acc.n
 		if seen[a] || in.Taint.Derived(a) {
 			continue
@@ -194,7 +194,12 @@ type access struct {
 // in its condition, fault and transfer), each once, with addresses over
 // the paths' start state: at takes next's from-state to the prefix's
 // (nil: next is the path's first edge), from the start state to terms.
-func blockAccesses(b *ir.Builder, simp *ir.Simplifier, from, at *ir.Substituter, next *ir.Edge) []access {
+//
+// With merged, at is a merged prefix's (eachBlock) and an address that
+// still holds an ite of its branches is left out: such an address is no
+// base plus offset, and a hypothesis about it made the splitter's facts
+// grow past any memory (clang's split_sign: 65536 paths, memout in 20 s).
+func blockAccesses(b *ir.Builder, simp *ir.Simplifier, from, at *ir.Substituter, next *ir.Edge, merged bool) []access {
 	var out []access
 	seen := map[access]bool{}
 	for _, t := range b.PostOrder(append([]ir.Term{next.Cond, next.Fault}, next.Transfer...)...) {
@@ -207,6 +212,9 @@ func blockAccesses(b *ir.Builder, simp *ir.Simplifier, from, at *ir.Substituter,
 			a = at.Apply(a)
 		}
 		acc := access{simp.Simplify(from.Apply(a)), n}
+		if merged && hasIte(b, acc.addr) {
+			continue
+		}
 		if !seen[acc] {
 			seen[acc] = true
 			out = append(out, acc)
@@ -406,4 +414,14 @@ func SkipFrameStores(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, misses Mi
 		out[i] = rw(simp.Simplify(t))
 	}
 	return out
+}
+
+// hasIte says whether term t has an ite among its subterms.
+func hasIte(b *ir.Builder, t ir.Term) bool {
+	for _, u := range b.PostOrder(t) {
+		if b.Op(u) == ir.OpIte {
+			return true
+		}
+	}
+	return false
 }

@@ -127,7 +127,7 @@ func TBSAHypotheses(in TBSAInput) []ir.Term {
 // parameters at their pointee's width, over the paths' start state.
 func (in TBSAInput) paramAccesses(from, at *ir.Substituter, next *ir.Edge) []tbsaAccess {
 	var out []tbsaAccess
-	for _, acc := range blockAccesses(in.B, in.Simp, from, at, next) {
+	for _, acc := range blockAccesses(in.B, in.Simp, from, at, next, false) {
 		if p, ok := in.through(acc.addr); ok && in.Params[p].Size == acc.n {
 			out = append(out, tbsaAccess{addr: acc.addr, n: acc.n, param: p})
 		}

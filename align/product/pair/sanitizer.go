@@ -116,8 +116,9 @@ func (p *Pair) sanitizerPremises() []ir.Term {
 // run that takes the prefix without a fault does not go on into the
 // check. A run without undefined behaviour under the model never does,
 // whatever the path's other conditions, so each holds in every such run
-// that gets to the from-node with that state. None when the path set has
-// more than ub.MaxOBVAPaths paths (fewer hypotheses are still sound).
+// that gets to the from-node with that state. Past ub.MaxOBVAPaths paths,
+// by places as OBVA's (at most ub.MaxOBVAPlaces; fewer hypotheses are
+// still sound).
 func (p *Pair) SanitizerHypotheses(simp *ir.Simplifier, from *ir.Substituter, paths *ir.PathExpr) []ir.Term {
 	b, g := p.B, p.Src.TFG
 	// By node: the edges from it into a check's block, each with the
@@ -133,10 +134,35 @@ func (p *Pair) SanitizerHypotheses(simp *ir.Simplifier, from *ir.Substituter, pa
 			}
 		}
 	}
-	if len(into) == 0 || paths == nil || paths.Count() > ub.MaxOBVAPaths {
+	if len(into) == 0 || paths == nil {
 		return nil
 	}
+	// The run gets into the check's block from prefix (nil: the paths'
+	// start) without a fault and takes the check (which faults).
+	notInto := func(prefix *ir.Edge, c [2]*ir.Edge) ir.Term {
+		to := c[0]
+		if prefix != nil {
+			to = g.Seq(prefix, c[0])
+		}
+		reach := b.And(to.Cond, b.Not(to.Fault), g.Seq(to, c[1]).Cond)
+		return simp.Simplify(from.Apply(b.Not(reach)))
+	}
 	var out []ir.Term
+	if paths.Count() > ub.MaxOBVAPaths {
+		// By places, the prefixes that lead to each merged, as OBVA's
+		// (ub.OBVAHypotheses): a -O0 loop body with a branch unrolled
+		// past four passes.
+		seen := map[ir.Term]bool{} // places after one prefix share its checks
+		g.Steps(paths, ub.MaxOBVAPlaces, func(prefix, next *ir.Edge) {
+			for _, c := range into[next.From] {
+				if h := notInto(prefix, c); !seen[h] {
+					seen[h] = true
+					out = append(out, h)
+				}
+			}
+		})
+		return out
+	}
 	done := map[string]bool{} // prefixes already covered, by their edge IDs
 	for _, ids := range paths.Paths(ub.MaxOBVAPaths) {
 		var prefix *ir.Edge
@@ -145,14 +171,7 @@ func (p *Pair) SanitizerHypotheses(simp *ir.Simplifier, from *ir.Substituter, pa
 			if key := fmt.Sprint(ids[:k]); !done[key] {
 				done[key] = true
 				for _, c := range into[next.From] {
-					// The run gets into the check's block without a
-					// fault and takes the check (which faults).
-					to := c[0]
-					if prefix != nil {
-						to = g.Seq(prefix, c[0])
-					}
-					reach := b.And(to.Cond, b.Not(to.Fault), g.Seq(to, c[1]).Cond)
-					out = append(out, simp.Simplify(from.Apply(b.Not(reach))))
+					out = append(out, notInto(prefix, c))
 				}
 			}
 			if prefix == nil {
