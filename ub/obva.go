@@ -102,10 +102,8 @@ func obvaHypotheses(in OBVAInput, misses Misses) []ir.Term {
 }
 
 // eachBlock collects hyp's hypotheses for each edge of in's paths after
-// each prefix (nil: the edge starts the path), every such pair once: at
-// takes the edge's from-state to the prefix's, from the paths' start
-// state to in's terms. Past MaxOBVAPaths paths, the prefixes that lead
-// to one place are merged (at most MaxOBVAPlaces places).
+// each prefix (EachPrefix): at takes the edge's from-state to the
+// prefix's, from the paths' start state to in's terms.
 func eachBlock(in OBVAInput, hyp func(from, at *ir.Substituter, prefix, next *ir.Edge, merged bool) (ir.Term, bool)) []ir.Term {
 	b, g := in.B, in.G
 	from := in.From
@@ -113,38 +111,40 @@ func eachBlock(in OBVAInput, hyp func(from, at *ir.Substituter, prefix, next *ir
 		from = ir.NewSubstituter(b, nil)
 	}
 	var out []ir.Term
-	if in.Paths.Count() > MaxOBVAPaths {
-		// Too many paths to take one by one (a loop body with a branch,
-		// unrolled past four passes): the prefixes that lead to the same
-		// place merged (ir.TFG.Steps), their states ite terms of the
-		// branches. Those the limit leaves out get none: fewer
-		// hypotheses are still sound.
-		g.Steps(in.Paths, MaxOBVAPlaces, func(prefix, next *ir.Edge) {
-			var at *ir.Substituter
-			if prefix != nil {
-				at = g.StateSubst(prefix.Transfer)
-			}
-			if h, ok := hyp(from, at, prefix, next, true); ok {
-				out = append(out, h)
-			}
-		})
-		return out
+	EachPrefix(g, in.Paths, func(prefix, next *ir.Edge, merged bool) {
+		var at *ir.Substituter // next's from-state as the prefix leaves it
+		if prefix != nil {
+			at = g.StateSubst(prefix.Transfer)
+		}
+		if h, ok := hyp(from, at, prefix, next, merged); ok {
+			out = append(out, h)
+		}
+	})
+	return out
+}
+
+// EachPrefix calls visit for each edge next of the paths after each
+// prefix of them that leads to it (nil: next starts the path), every
+// such pair once: path by path up to MaxOBVAPaths paths; past that (a
+// loop body with a branch, unrolled past four passes), with merged set,
+// by places (ir.TFG.Steps), the prefixes that lead to one place merged
+// into one edge whose states are ite terms of the branches, at most
+// MaxOBVAPlaces of them. What the limit leaves out gets no hypothesis:
+// fewer are still sound. The hypotheses of every model are stated over
+// these prefixes (OBVA's, null's, the sanitizer checks').
+func EachPrefix(g *ir.TFG, paths *ir.PathExpr, visit func(prefix, next *ir.Edge, merged bool)) {
+	if paths.Count() > MaxOBVAPaths {
+		g.Steps(paths, MaxOBVAPlaces, func(prefix, next *ir.Edge) { visit(prefix, next, true) })
+		return
 	}
 	done := map[string]bool{} // prefixes already covered, by their edge IDs
-	for _, ids := range in.Paths.Paths(MaxOBVAPaths) {
+	for _, ids := range paths.Paths(MaxOBVAPaths) {
 		var prefix *ir.Edge
 		for k, id := range ids {
 			next := g.Edges[id]
-			key := fmt.Sprint(ids[:k+1])
-			if !done[key] {
+			if key := fmt.Sprint(ids[:k+1]); !done[key] {
 				done[key] = true
-				var at *ir.Substituter // next's from-state as the prefix leaves it
-				if prefix != nil {
-					at = g.StateSubst(prefix.Transfer)
-				}
-				if h, ok := hyp(from, at, prefix, next, false); ok {
-					out = append(out, h)
-				}
+				visit(prefix, next, false)
 			}
 			if prefix == nil {
 				prefix = next
@@ -153,7 +153,6 @@ func eachBlock(in OBVAInput, hyp func(from, at *ir.Substituter, prefix, next *ir
 			}
 		}
 	}
-	return out
 }
 
 // blockHypothesis is the hypothesis for edge next after prefix (nil: next

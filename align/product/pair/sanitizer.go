@@ -116,9 +116,8 @@ func (p *Pair) sanitizerPremises() []ir.Term {
 // run that takes the prefix without a fault does not go on into the
 // check. A run without undefined behaviour under the model never does,
 // whatever the path's other conditions, so each holds in every such run
-// that gets to the from-node with that state. Past ub.MaxOBVAPaths paths,
-// by places as OBVA's (at most ub.MaxOBVAPlaces; fewer hypotheses are
-// still sound).
+// that gets to the from-node with that state. The prefixes are OBVA's
+// (ub.EachPrefix: past ub.MaxOBVAPaths paths, merged by places).
 func (p *Pair) SanitizerHypotheses(simp *ir.Simplifier, from *ir.Substituter, paths *ir.PathExpr) []ir.Term {
 	b, g := p.B, p.Src.TFG
 	// By node: the edges from it into a check's block, each with the
@@ -148,38 +147,14 @@ func (p *Pair) SanitizerHypotheses(simp *ir.Simplifier, from *ir.Substituter, pa
 		return simp.Simplify(from.Apply(b.Not(reach)))
 	}
 	var out []ir.Term
-	if paths.Count() > ub.MaxOBVAPaths {
-		// By places, the prefixes that lead to each merged, as OBVA's
-		// (ub.OBVAHypotheses): a -O0 loop body with a branch unrolled
-		// past four passes.
-		seen := map[ir.Term]bool{} // places after one prefix share its checks
-		g.Steps(paths, ub.MaxOBVAPlaces, func(prefix, next *ir.Edge) {
-			for _, c := range into[next.From] {
-				if h := notInto(prefix, c); !seen[h] {
-					seen[h] = true
-					out = append(out, h)
-				}
-			}
-		})
-		return out
-	}
-	done := map[string]bool{} // prefixes already covered, by their edge IDs
-	for _, ids := range paths.Paths(ub.MaxOBVAPaths) {
-		var prefix *ir.Edge
-		for k, id := range ids {
-			next := g.Edges[id]
-			if key := fmt.Sprint(ids[:k]); !done[key] {
-				done[key] = true
-				for _, c := range into[next.From] {
-					out = append(out, notInto(prefix, c))
-				}
-			}
-			if prefix == nil {
-				prefix = next
-			} else {
-				prefix = g.Seq(prefix, next)
+	seen := map[ir.Term]bool{} // the places after one prefix share its checks
+	ub.EachPrefix(g, paths, func(prefix, next *ir.Edge, _ bool) {
+		for _, c := range into[next.From] {
+			if h := notInto(prefix, c); !seen[h] {
+				seen[h] = true
+				out = append(out, h)
 			}
 		}
-	}
+	})
 	return out
 }
