@@ -48,7 +48,7 @@ const maxFoldRelations = 8
 
 // apply folds y into x at width w.
 func (op foldOp) apply(x, y uint64, w uint32) uint64 {
-	sx, sy := signExtend(x, w), signExtend(y, w)
+	sx, sy := sext64(x, w), sext64(y, w)
 	switch op {
 	case foldSMax:
 		if sy > sx {
@@ -74,10 +74,6 @@ func (op foldOp) apply(x, y uint64, w uint32) uint64 {
 		return (x + y) & mask(uint(w))
 	}
 	return x
-}
-
-func signExtend(x uint64, w uint32) int64 {
-	return int64(x<<(64-w)) >> (64 - w)
 }
 
 // term is op applied to x and y.
