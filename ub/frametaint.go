@@ -270,6 +270,14 @@ func (ft *FrameTaint) load(m, a ir.Term, n uint32) bool {
 		if stackA && offA >= 0 && (m == ft.mem0 && m != ir.NoTerm || b.Op(m) == ir.OpVar && !ft.above) {
 			return false
 		}
+		if stackA && offA >= 0 && b.Op(m) == ir.OpApply && b.FuncOf(m).View {
+			// After a call in the calling convention's model, the
+			// caller's stack arguments hold what they held before it
+			// (derived only where the function stored derived values
+			// above its return address) or what the callee wrote,
+			// derived only from what it was given.
+			return ft.above || ft.Derived(m)
+		}
 		return ft.Derived(a) || ft.heap || (b.Op(m) != ir.OpVar && ft.Derived(m))
 	}
 }

@@ -11,7 +11,9 @@ import (
 // store that gives the value exactly, may be derived; loads elsewhere are
 // not, until a derived value may have been stored there. A callee keeps
 // the frame above its stack pointer and derives its results from the
-// values passed (the C calling convention).
+// values passed (the C calling convention); after a call in the
+// convention's model the caller's stack arguments hold what the callee
+// could derive from what it was given, or what was stored there before.
 func TestFrameTaintTerms(t *testing.T) {
 	b := ir.NewBuilder()
 	rsp := b.Var("src.rsp", ir.BVSort(64))
@@ -28,6 +30,8 @@ func TestFrameTaintTerms(t *testing.T) {
 	// The calling convention's form: values and the view of memory.
 	convRax := b.DeclareFunc("callc:g/1.rax", []ir.Sort{ir.BVSort(64), ir.MemSort}, ir.BVSort(64))
 	convRax.View = true
+	convMem := b.DeclareFunc("callc:g/1.mem", []ir.Sort{ir.BVSort(64), ir.MemSort}, ir.MemSort)
+	convMem.View = true
 	viewWithFrame := b.Store(m, x, 8, frame(-8))
 	// A store at a computed frame address that may keep the old bytes
 	// (the convention's replay and strip): cond ? v : old. The old bytes
@@ -80,6 +84,11 @@ func TestFrameTaintTerms(t *testing.T) {
 		{"a convention callee's result, given a frame address", b.Apply(convRax, frame(-8), m), false, true, false},
 		{"a convention callee's result, a frame address in its view but no escape", b.Apply(convRax, x, viewWithFrame), false, false, false},
 		{"a convention callee's result, frame addresses escaped", b.Apply(convRax, x, m), true, true, false},
+		{"a stack argument after a convention call given an argument", b.Select(b.Apply(convMem, x, m), frame(24), 8), false, false, false},
+		{"a stack argument after a convention call given a frame address", b.Select(b.Apply(convMem, frame(-8), m), frame(24), 8), false, true, false},
+		{"a stack argument after a convention call, frame addresses escaped", b.Select(b.Apply(convMem, x, m), frame(24), 8), true, true, false},
+		{"a stack argument after a convention call, frame addresses stored above rsp", b.Select(b.Apply(convMem, x, m), frame(24), 8), false, true, true},
+		{"a frame slot after a convention call", b.Select(b.Apply(convMem, x, m), frame(-24), 8), false, true, false},
 		{"a frame slot past a conditional store of an argument", b.Select(condStore(spilled, x), frame(-16), 8), false, false, false},
 		{"a frame slot past a conditional store of a frame address", b.Select(condStore(spilled, frame(-8)), frame(-16), 8), false, true, false},
 		{"a frame slot past a conditional store, old value first", b.Select(b.Store(spilled, elem, 8, b.Ite(cond, b.Select(spilled, elem, 8), x)), frame(-16), 8), false, false, false},

@@ -766,8 +766,8 @@ func (pr *Product) buildEdge(e *PEdge) {
 	var cc *x86.CallConvention
 	if pair.HasCalls(e.dst, e.src) {
 		cc = pr.callConvention(from)
-		e.condD, e.faultD = cc.Rewrite(e.condD), cc.Rewrite(e.faultD)
-		e.postD = cc.RewriteAll(e.postD)
+		e.condD, e.faultD = pr.esc.Settle(cc.Rewrite(e.condD)), pr.esc.Settle(cc.Rewrite(e.faultD))
+		e.postD = pr.esc.SettleAll(cc.RewriteAll(e.postD))
 	}
 	e.condD0 = e.condD
 	e.disjoint, e.disjointCond = map[alias.Fact]bool{}, map[alias.Fact]bool{}
@@ -791,7 +791,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 		e.obvaHyps = append(e.obvaHyps, pr.nullHypotheses(e)...)
 		e.obvaHyps = pr.esc.RewriteAll(0, e.obvaHyps) // the source's terms
 		if cc != nil {
-			e.obvaHyps = cc.RewriteAll(e.obvaHyps)
+			e.obvaHyps = pr.esc.SettleAll(cc.RewriteAll(e.obvaHyps))
 		}
 		e.obvaHyps = ub.PassFrameStores(p.B, pr.simp, e.obvaHyps, pr.rsp0)
 	}
@@ -801,8 +801,8 @@ func (pr *Product) buildEdge(e *PEdge) {
 	e.postS = pr.simp.SimplifyAll(subS.ApplyAll(e.src.Transfer))
 	e.condS, e.faultS, e.postS = pr.esc.Rewrite(0, e.condS), pr.esc.Rewrite(0, e.faultS), pr.relocatePost(0, e.postS)
 	if cc != nil {
-		e.condS, e.faultS = cc.Rewrite(e.condS), cc.Rewrite(e.faultS)
-		e.postS = cc.RewriteAll(e.postS)
+		e.condS, e.faultS = pr.esc.Settle(cc.Rewrite(e.condS)), pr.esc.Settle(cc.Rewrite(e.faultS))
+		e.postS = pr.esc.SettleAll(cc.RewriteAll(e.postS))
 	}
 	pr.applyPins(e)
 	// Stack splitting first, then canonical addresses (which turn the

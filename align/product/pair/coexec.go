@@ -206,7 +206,19 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 		base += (size + 0x10000 + 63) &^ 63
 		base += (env.hash("gap", uint64(len(env.globals))) % 4096) * 64
 	}
+	// Escaped locals' blocks lie beyond the globals, apart and 64-byte
+	// aligned, and their slots where each side's frame has them, as
+	// escapePremises say.
+	for _, e := range p.escaped {
+		env.globals[b.VarName(e.addr)] = base
+		base += (e.size + 0x10000 + 63) &^ 63
+	}
 	rsp0 := uint64(0x7ff0_0000_0000) - (env.hash("rsp")%(1<<20))*16 + 8
+	for _, e := range p.escaped {
+		for k := range 2 {
+			env.globals[b.VarName(e.slot[k])] = rsp0 + uint64(e.lo[k])
+		}
+	}
 	ret := make([]byte, 8)
 	for i := range ret {
 		ret[i] = byte(0x40 + i)

@@ -290,6 +290,7 @@ func (p *Pair) escapedLocalsOf(groups [][2][]ir.Term, strict bool) ([]*escapedLo
 			e.slot[k] = p.B.Var(fmt.Sprintf("local.%d.%s.%s-slot", i, e.name, side), ir.BVSort(64))
 		}
 	}
+	p.escaped = out
 	return out, nil
 }
 
@@ -503,6 +504,80 @@ func (r *relocator) access(m, a ir.Term, n uint32, v ir.Term) ir.Term {
 	})
 }
 
+// settler drops the relocation's guards whose address the premises
+// place outside the stack region: an access through a pointer loaded from
+// the frame after a call is guarded byte by byte when it is relocated (the
+// lifter's call hides what the slot held), and only the calling
+// convention's rewrite, later, shows that the pointer is a parameter's
+// entry value or a global's address. Such a byte misses every slot (slots
+// lie in the stack region, escapePremises), so the guard
+// ite(a−slot <u size, A+(a−slot), a) is a; without the step the two sides
+// read one object through different terms, and the solver must decide
+// each guard inside every product of them (gnugo's tt_get: a 64-bit
+// remainder over them kept z3 past 60 s).
+type settler struct {
+	b       *ir.Builder
+	simp    *ir.Simplifier
+	outside func(a ir.Term, n uint32) bool
+	slots   map[ir.Term]uint64 // slot variables, both sides', to sizes
+	memo    map[ir.Term]ir.Term
+}
+
+func (p *Pair) settler(es []*escapedLocal) *settler {
+	st := &settler{b: p.B, simp: p.Src.TFG.Simplifier, outside: p.outsideStack(es), slots: map[ir.Term]uint64{}, memo: map[ir.Term]ir.Term{}}
+	for _, e := range es {
+		st.slots[e.slot[0]], st.slots[e.slot[1]] = e.size, e.size
+	}
+	return st
+}
+
+// settled is the address a guard stands for, when it is one that misses
+// every slot.
+func (st *settler) settled(t ir.Term) (ir.Term, bool) {
+	b := st.b
+	if b.Op(t) != ir.OpIte {
+		return ir.NoTerm, false
+	}
+	cond, a := b.Arg(t, 0), b.Arg(t, 2)
+	if b.Op(cond) != ir.OpUlt || b.Op(b.Arg(cond, 0)) != ir.OpSub || !b.IsConst(b.Arg(cond, 1)) {
+		return ir.NoTerm, false
+	}
+	rel := b.Arg(cond, 0)
+	size, ok := st.slots[b.Arg(rel, 1)]
+	if !ok || b.Arg(rel, 0) != a || b.ConstValue(b.Arg(cond, 1)).Uint64() != size || !st.outside(a, 1) {
+		return ir.NoTerm, false
+	}
+	return a, true
+}
+
+func (st *settler) settle(t ir.Term) ir.Term {
+	if x, ok := st.memo[t]; ok {
+		return x
+	}
+	b := st.b
+	x := t
+	if a, ok := st.settled(t); ok {
+		x = st.settle(a)
+	} else if args := b.Args(t); len(args) > 0 {
+		nargs := make([]ir.Term, len(args))
+		changed := false
+		for i, a := range args {
+			nargs[i] = st.settle(a)
+			changed = changed || nargs[i] != a
+		}
+		if changed {
+			p0, p1 := b.Params(t)
+			nt, err := b.Make(b.Op(t), nargs, p0, p1)
+			if err != nil {
+				panic(err) // same sorts as t's arguments
+			}
+			x = st.simp.Simplify(nt)
+		}
+	}
+	st.memo[t] = x
+	return x
+}
+
 // byteWise is the read (v is ir.NoTerm) or the store of v of n bytes over
 // m, one byte at a time, byte i at addr(i).
 func (r *relocator) byteWise(m ir.Term, n uint32, v ir.Term, addr func(i uint32) ir.Term) ir.Term {
@@ -557,6 +632,7 @@ type Escapes struct {
 	p  *Pair
 	es []*escapedLocal
 	rl [2]*relocator
+	st *settler
 }
 
 // FindEscapes pairs the locals both sides pass to callees, each group
@@ -568,7 +644,7 @@ func (p *Pair) FindEscapes(groups [][2][]ir.Term) (*Escapes, error) {
 	if err != nil || len(es) == 0 {
 		return nil, err
 	}
-	return &Escapes{p: p, es: es, rl: [2]*relocator{p.relocator(0, es), p.relocator(1, es)}}, nil
+	return &Escapes{p: p, es: es, rl: [2]*relocator{p.relocator(0, es), p.relocator(1, es)}, st: p.settler(es)}, nil
 }
 
 // Rewrite is t, a term of side (0 the source, 1 the target), with the
@@ -586,6 +662,28 @@ func (x *Escapes) RewriteAll(side int, ts []ir.Term) []ir.Term {
 		return ts
 	}
 	return x.rl[side].RewriteAll(ts)
+}
+
+// Settle is t, a term in the calling convention's model, with the
+// relocation's guards on addresses outside the stack region dropped
+// (settler): exact where the premises hold.
+func (x *Escapes) Settle(t ir.Term) ir.Term {
+	if x == nil {
+		return t
+	}
+	return x.st.settle(t)
+}
+
+// SettleAll settles each of ts.
+func (x *Escapes) SettleAll(ts []ir.Term) []ir.Term {
+	if x == nil {
+		return ts
+	}
+	out := make([]ir.Term, len(ts))
+	for i, t := range ts {
+		out[i] = x.st.settle(t)
+	}
+	return out
 }
 
 // Premises are what a fresh block is (escapePremises) and the

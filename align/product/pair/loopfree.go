@@ -412,6 +412,27 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 				r.endMem = cc.Rewrite(r.endMem)
 			}
 		}
+		if len(escaped) > 0 {
+			// The relocation's guards on addresses the rewrite shows
+			// outside the stack region (settler): the precondition's
+			// premises about where those lie are no guards, so they
+			// stay as they are.
+			st := p.settler(escaped)
+			pre = st.settle(pre)
+			for _, r := range []*loopFreeRun{&src, &dst} {
+				r.normal, r.ends = st.settle(r.normal), st.settle(r.ends)
+				if r.final != nil {
+					final := make([]ir.Term, len(r.final))
+					for i, t := range r.final {
+						final[i] = st.settle(t)
+					}
+					r.final = final
+				}
+				if r.endMem != ir.NoTerm {
+					r.endMem = st.settle(r.endMem)
+				}
+			}
+		}
 		var mems []ir.Term
 		for _, r := range []loopFreeRun{src, dst} {
 			if r.final != nil {

@@ -47,6 +47,11 @@ type Pair struct {
 
 	mirrorOffs  []uint64 // AddressOffsets, computed once
 	objectSizes map[ir.Term]uint64
+	// escaped are the escaped locals last paired (escapedLocalsOf), whose
+	// blocks and slots the co-executions place where the premises say
+	// (newCoRun), so that a run's entry state can witness a precondition
+	// that mentions them (SatisfiedByRun).
+	escaped []*escapedLocal
 }
 
 // DWARFFiles are the files whose DWARF globals facts come from.
