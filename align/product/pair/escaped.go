@@ -2,6 +2,7 @@ package pair
 
 import (
 	"fmt"
+	"os"
 	"sort"
 
 	"eqc/ir"
@@ -66,6 +67,25 @@ type escapedLocal struct {
 	// premise says what they are): the guards' moved addresses A+(a−slot)
 	// then read as the block's, not the frame's, to the frame taint.
 	slot [2]ir.Term
+	// sourceOnly: only the source passes it (on paths the target's step
+	// does not take with it, escapedLocalsOf); the target's frame keeps
+	// whatever it keeps, lo[1] and slot[1] mean nothing.
+	sourceOnly bool
+}
+
+// on reports whether the local moves on side (0 the source, 1 the
+// target).
+func (e *escapedLocal) on(side int) bool { return side == 0 || !e.sourceOnly }
+
+// onSide are the locals of es that move on side.
+func onSide(es []*escapedLocal, side int) []*escapedLocal {
+	var out []*escapedLocal
+	for _, e := range es {
+		if e.on(side) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // escapeSite is where a local's address is passed.
@@ -184,15 +204,18 @@ func (p *Pair) escapedLocals(src, dst []ir.Term) ([]*escapedLocal, error) {
 // across the groups. With strict, a site on one side only is an error;
 // without, it pairs nothing (a product edge's source path set may hold
 // paths through calls the target's step does not make, paths the proof
-// shows the source does not take with it): a local no group pairs stays
-// in the frame, where the calls' frame check refuses it. Either way the
-// relocation is a renaming, whichever sites pair.
+// shows the source does not take with it). A local the source passes
+// that no group pairs is then the source's alone (sourceOnly): it moves
+// on the source side only, the target's frame is left as it is. Either
+// way the relocation is a renaming of each side's own run, whichever
+// sites pair.
 func (p *Pair) escapedLocalsOf(groups [][2][]ir.Term, strict bool) ([]*escapedLocal, error) {
 	type pairing struct {
 		s      escapeSite
 		c1, c2 int64
 	}
 	var pairings []pairing
+	var unpaired []pairing // source sites no group pairs (c2 unused)
 	for _, g := range groups {
 		ss, err := p.escapeSites(g[0])
 		if err != nil {
@@ -201,6 +224,9 @@ func (p *Pair) escapedLocalsOf(groups [][2][]ir.Term, strict bool) ([]*escapedLo
 		ds, err := p.escapeSites(g[1])
 		if err != nil {
 			return nil, err
+		}
+		if Debug {
+			fmt.Fprintf(os.Stderr, "eqc: escape sites: source %v, target %v\n", ss, ds)
 		}
 		for _, s := range sortedSites(ds) {
 			if _, ok := ss[s]; !ok && strict {
@@ -214,15 +240,19 @@ func (p *Pair) escapedLocalsOf(groups [][2][]ir.Term, strict bool) ([]*escapedLo
 				return nil, &EscapeError{fmt.Sprintf("the source passes a local as argument %d of %s where the target does not", s.arg+1, s.callee)}
 			}
 			if !ok {
+				unpaired = append(unpaired, pairing{s, c1, 0})
 				continue
 			}
 			pairings = append(pairings, pairing{s, c1, c2})
 		}
 	}
-	if len(pairings) == 0 {
+	if len(pairings) == 0 && len(unpaired) == 0 {
 		return nil, nil
 	}
 	sort.SliceStable(pairings, func(i, j int) bool { return siteLess(pairings[i].s, pairings[j].s) })
+	sort.SliceStable(unpaired, func(i, j int) bool { return siteLess(unpaired[i].s, unpaired[j].s) })
+	nPaired := len(pairings)
+	pairings = append(pairings, unpaired...)
 	base, ok := p.sourceFrameBase()
 	if !ok {
 		return nil, &EscapeError{"the source's DWARF gives no frame base"}
@@ -230,8 +260,9 @@ func (p *Pair) escapedLocalsOf(groups [][2][]ir.Term, strict bool) ([]*escapedLo
 	d := p.Src.Fn.Func.Debug
 	byName := map[string]*escapedLocal{}
 	var out []*escapedLocal
-	for _, pg := range pairings {
+	for k, pg := range pairings {
 		s, c1, c2 := pg.s, pg.c1, pg.c2
+		sourceOnly := k >= nPaired
 		var v *x86.Variable
 		for _, vs := range [][]x86.Variable{d.Locals, d.Params} {
 			for i := range vs {
@@ -257,15 +288,15 @@ func (p *Pair) escapedLocalsOf(groups [][2][]ir.Term, strict bool) ([]*escapedLo
 		lo2 := c2 - (c1 - lo1)
 		key := fmt.Sprintf("%s@%d", v.Name, lo1)
 		if e := byName[key]; e != nil {
-			if e.lo[1] != lo2 {
+			if !sourceOnly && e.lo[1] != lo2 {
 				return nil, &EscapeError{fmt.Sprintf("the target passes two places for the source's %s", v.Name)}
 			}
 			continue
 		}
-		e := &escapedLocal{name: v.Name, size: uint64(v.Type.Size), lo: [2]int64{lo1, lo2}}
+		e := &escapedLocal{name: v.Name, size: uint64(v.Type.Size), lo: [2]int64{lo1, lo2}, sourceOnly: sourceOnly}
 		e.align = 16
-		for _, lo := range e.lo {
-			for e.align > 1 && (lo+8)%int64(e.align) != 0 {
+		for k, lo := range e.lo {
+			for e.on(k) && e.align > 1 && (lo+8)%int64(e.align) != 0 {
 				e.align /= 2
 			}
 		}
@@ -274,11 +305,14 @@ func (p *Pair) escapedLocalsOf(groups [][2][]ir.Term, strict bool) ([]*escapedLo
 	}
 	for k := 0; k < 2; k++ {
 		for i, e := range out {
+			if !e.on(k) {
+				continue
+			}
 			if e.lo[k] < -StackLimit || e.lo[k]+int64(e.size) > 0 {
 				return nil, &EscapeError{fmt.Sprintf("%s's slot is not inside the frame", e.name)}
 			}
 			for _, f := range out[:i] {
-				if e.lo[k] < f.lo[k]+int64(f.size) && f.lo[k] < e.lo[k]+int64(e.size) {
+				if f.on(k) && e.lo[k] < f.lo[k]+int64(f.size) && f.lo[k] < e.lo[k]+int64(e.size) {
 					return nil, &EscapeError{fmt.Sprintf("%s and %s overlap in the frame", f.name, e.name)}
 				}
 			}
@@ -309,9 +343,11 @@ func (p *Pair) escapePremises(es []*escapedLocal) ([]ir.Term, []string) {
 	var lines []string
 	sizes := p.ObjectSizes()
 	for i, e := range es {
+		if e.on(1) {
+			out = append(out, b.Eq(e.slot[1], b.Add(rsp0, c(uint64(e.lo[1])))))
+		}
 		out = append(out,
 			b.Eq(e.slot[0], b.Add(rsp0, c(uint64(e.lo[0])))),
-			b.Eq(e.slot[1], b.Add(rsp0, c(uint64(e.lo[1])))),
 			b.Ule(e.addr, c(^uint64(0)-e.size)),
 			disjoint(e.addr, e.size, b.Sub(rsp0, c(StackLimit)), StackLimit+8),
 			b.Eq(b.BVAnd(e.addr, c(e.align-1)), c(0)))
@@ -322,6 +358,10 @@ func (p *Pair) escapePremises(es []*escapedLocal) ([]ir.Term, []string) {
 		}
 		for _, f := range es[:i] {
 			out = append(out, disjoint(e.addr, e.size, f.addr, f.size))
+		}
+		if e.sourceOnly {
+			lines = append(lines, fmt.Sprintf("escaped local %s (%d bytes; source at rsp%+#x; the target passes it to no callee the proof pairs) lives at a fresh %d-aligned address in the source, outside the stack region and every global; it is dead at the return", e.name, e.size, e.lo[0], e.align))
+			continue
 		}
 		lines = append(lines, fmt.Sprintf("escaped local %s (%d bytes; source at rsp%+#x, target at rsp%+#x) lives at one fresh %d-aligned address on both sides, outside the stack region and every global; it is dead at the return", e.name, e.size, e.lo[0], e.lo[1], e.align))
 	}
@@ -346,7 +386,7 @@ type relocator struct {
 }
 
 func (p *Pair) relocator(side int, es []*escapedLocal) *relocator {
-	return &relocator{b: p.B, outside: p.outsideStack(es), simp: p.Src.TFG.Simplifier, rsp0: p.SrcVar(x86.StateGPR0 + x86.RSP), side: side, es: es, memo: map[ir.Term]ir.Term{}}
+	return &relocator{b: p.B, outside: p.outsideStack(es), simp: p.Src.TFG.Simplifier, rsp0: p.SrcVar(x86.StateGPR0 + x86.RSP), side: side, es: onSide(es, side), memo: map[ir.Term]ir.Term{}}
 }
 
 // slot is the escaped local whose slot holds offset off, if any.
@@ -526,7 +566,11 @@ type settler struct {
 func (p *Pair) settler(es []*escapedLocal) *settler {
 	st := &settler{b: p.B, simp: p.Src.TFG.Simplifier, outside: p.outsideStack(es), slots: map[ir.Term]uint64{}, memo: map[ir.Term]ir.Term{}}
 	for _, e := range es {
-		st.slots[e.slot[0]], st.slots[e.slot[1]] = e.size, e.size
+		for k := range 2 {
+			if e.on(k) {
+				st.slots[e.slot[k]] = e.size
+			}
+		}
 	}
 	return st
 }
