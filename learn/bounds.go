@@ -160,6 +160,9 @@ func orders(tm *termer, t *table, e eqResult, opt Options) []Candidate {
 			if scattered(ci, wi) != scattered(cj, wj) {
 				continue
 			}
+			if magnitudesApart(ci, wi, cj, wj) {
+				continue
+			}
 			for k, signed := range []bool{false, true} {
 				if outsideNarrow(ci, wi, cj, wj, signed) {
 					continue
@@ -279,6 +282,43 @@ func outsideNarrow(ci []uint64, wi uint32, cj []uint64, wj uint32, signed bool) 
 	}
 	return above || below
 }
+
+// magnitudesApart reports whether, of two columns of at least 48 bits,
+// one keeps to small magnitudes (every value within ±2^(apartBits−1), read
+// signed) and the other to large ones (none within ±2^apartBits): a count
+// or a sum of elements beside an address. Their orders hold for want of
+// bits, as outsideNarrow's do between widths, and each cost a Houdini round
+// of a loop's heaviest query to drop (gcc's vectorized sum into a long:
+// the sum below the array pointer, the stack pointer and the vector
+// pointer, in both lanes, dropped a few at a time in 3–7 s queries).
+func magnitudesApart(ci []uint64, wi uint32, cj []uint64, wj uint32) bool {
+	if wi < 48 || wj < 48 {
+		return false
+	}
+	small := func(col []uint64, w uint32) bool {
+		for _, v := range col {
+			if s := sext64(v, w); s >= 1<<(apartBits-1) || s < -(1<<(apartBits-1)) {
+				return false
+			}
+		}
+		return true
+	}
+	large := func(col []uint64, w uint32) bool {
+		for _, v := range col {
+			if s := sext64(v, w); s < 1<<apartBits && s >= -(1<<apartBits) {
+				return false
+			}
+		}
+		return true
+	}
+	return small(ci, wi) && large(cj, wj) || small(cj, wj) && large(ci, wi)
+}
+
+// apartBits is the magnitude magnitudesApart separates at: 2^39 is above
+// any sum of a few hundred 32-bit elements, and the addresses of the
+// stack and of the arrays a caller (or co-execution) allocates lie
+// beyond 2^40.
+const apartBits = 40
 
 // WeakenBound moves a bound candidate as bounds makes it (c ≤ x or
 // x ≤ c, unsigned or signed, c a constant of at most 64 bits) just far
