@@ -44,3 +44,10 @@ func WidenSource(pr *Product, e *PEdge, m ir.Env) bool { return pr.widenSource(e
 
 // SrcCond is e's source path-set condition over its from-node's state.
 func SrcCond(e *PEdge) ir.Term { return e.condS }
+
+// XmmLanes are the lane widths side's xmm register reg is learned by.
+func XmmLanes(pr *Product, side, reg int) []uint32 { return pr.xmmLanes(side, reg) }
+
+// LaneWidths are the pair's lane widths, for registers no operation
+// tells of.
+func LaneWidths(pr *Product) []uint32 { return pr.laneWidths() }

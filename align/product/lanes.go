@@ -72,6 +72,11 @@ func lanesOf(p *pair.Pair) []uint32 {
 			narrow, wide = narrow || n, wide || w
 		}
 	}
+	return widthsOf(narrow, wide)
+}
+
+// widthsOf are the lane widths for operations on narrow and wide lanes.
+func widthsOf(narrow, wide bool) []uint32 {
 	switch {
 	case wide && narrow:
 		return []uint32{64, 32}
@@ -79,4 +84,41 @@ func lanesOf(p *pair.Pair) []uint32 {
 		return []uint32{64}
 	}
 	return []uint32{32}
+}
+
+// xmmLanes are the lane widths side's xmm register reg is learned by: the
+// widths of the operations that write it, when some tells (gcc's sum of
+// ints into a long keeps its partial sums in a register only paddq
+// writes, while pcmpgtd and punpckldq widen the elements in others: as
+// 32-bit columns too, the sums' high halves gave bounds of their carries,
+// "xmm0[1] ≤s 3", each a Houdini round to drop), else the pair's
+// (laneWidths).
+func (pr *Product) xmmLanes(side, reg int) []uint32 {
+	key := [2]int{side, reg}
+	if ws, ok := pr.regLanes[key]; ok {
+		return ws
+	}
+	fn := pr.p.Src.Fn
+	if side == 1 {
+		fn = pr.p.Dst.Fn
+	}
+	narrow, wide := false, false
+	if fn != nil {
+		for _, in := range fn.Insts {
+			if r, ok := in.Inst.Args[0].(x86asm.Reg); !ok || r != x86asm.X0+x86asm.Reg(reg) {
+				continue
+			}
+			n, w := laneKind(in.Inst.Op)
+			narrow, wide = narrow || n, wide || w
+		}
+	}
+	ws := pr.laneWidths()
+	if narrow || wide {
+		ws = widthsOf(narrow, wide)
+	}
+	if pr.regLanes == nil {
+		pr.regLanes = map[[2]int][]uint32{}
+	}
+	pr.regLanes[key] = ws
+	return ws
 }

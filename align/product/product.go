@@ -36,6 +36,7 @@ type Product struct {
 	p          *pair.Pair
 	condConsts map[uint32][]uint64 // conditionConstants, by width
 	lanes      []uint32            // laneWidths, computed once
+	regLanes   map[[2]int][]uint32 // xmmLanes, by side and register
 	Nodes      []*PNode
 	Edges      []*PEdge
 	index      map[pair.NodeKey]int
@@ -713,7 +714,7 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 				vars = append(vars, Column{Name: b.VarName(c.term), Term: c.term})
 				value = append(value, func(sm sample) uint64 { return pr.compValue(sm, c).BV().Uint64() })
 			case so.Width == 128 && c.state >= x86.StateXMM0 && c.state < x86.StateXMM0+16:
-				for _, w := range pr.laneWidths() {
+				for _, w := range pr.xmmLanes(side, c.state-x86.StateXMM0) {
 					for lane := uint32(0); lane < 128/w; lane++ {
 						lo, hi := w*lane, w*lane+w-1
 						name := fmt.Sprintf("%s[%d]", b.VarName(c.term), lane)
