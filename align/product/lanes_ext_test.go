@@ -1,14 +1,10 @@
 package product_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 
-	"eqc/align/correlate"
-	"eqc/align/internal/aligntest"
 	"eqc/align/product"
-	"eqc/align/product/pair"
 )
 
 // TestXmmLanesByRegister: gcc-12 -O3's sum of ints into a long keeps its
@@ -20,20 +16,7 @@ func TestXmmLanesByRegister(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles with gcc-12")
 	}
-	objs := aligntest.CompileC(t, "gcc-12", "lsum", "long lsum(int *a, int n)\n{\n\tlong s = 0;\n\tfor (int i = 0; i < n; i++)\n\t\ts += a[i];\n\treturn s;\n}\n", "O0", "O3")
-	p, err := pair.Load(objs["O0"], "lsum", objs["O3"], "lsum")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs := p.CoExecuteAll(context.Background())
-	aligns := correlate.Engine{}.Alignments(context.Background(), p, runs, 1).Alignments
-	if len(aligns) == 0 {
-		t.Fatal("no alignment of the co-executions")
-	}
-	pr, reason := product.Build(p, aligns[0], runs, product.Learning{})
-	if pr == nil {
-		t.Fatal(reason)
-	}
+	_, pr := buildProduct(t, "gcc-12", "lsum", "long lsum(int *a, int n)\n{\n\tlong s = 0;\n\tfor (int i = 0; i < n; i++)\n\t\ts += a[i];\n\treturn s;\n}\n")
 	if got := product.LaneWidths(pr); !slices.Equal(got, []uint32{64, 32}) {
 		t.Errorf("the pair's lanes: %v, want [64 32]", got)
 	}

@@ -5,26 +5,31 @@ import (
 	"eqc/x86"
 )
 
+// exitRoots are the terms of side's exit path set, over its own entry
+// state: its condition, its fault and its transfer.
+func (p *Pair) exitRoots(side Side) ([]ir.Term, error) {
+	g := side.TFG
+	exit, ok := g.PathSetWithin(g.Entry, g.Exit, ir.PathOptions{}, maxPathTerms)
+	if !ok || exit == nil {
+		return nil, &EscapeError{"no exit path set"}
+	}
+	return append([]ir.Term{exit.Cond, exit.Fault}, exit.Transfer...), nil
+}
+
 // EscapePremises are the premises escapePremises states for the locals
 // a loop-free pair's two sides pass to callees (none when none escapes),
 // found as CheckLoopFree finds them: from each side's exit path set over
 // the shared entry state.
 func (p *Pair) EscapePremises() ([]ir.Term, error) {
-	var roots [2][]ir.Term
-	sub := ir.NewSubstituter(p.B, p.Entry)
-	for k, side := range []Side{p.Src, p.Dst} {
-		g := side.TFG
-		exit, ok := g.PathSetWithin(g.Entry, g.Exit, ir.PathOptions{}, maxPathTerms)
-		if !ok || exit == nil {
-			return nil, &EscapeError{"no exit path set"}
-		}
-		ts := append([]ir.Term{exit.Cond, exit.Fault}, exit.Transfer...)
-		if k == 1 {
-			ts = sub.ApplyAll(ts)
-		}
-		roots[k] = ts
+	src, err := p.exitRoots(p.Src)
+	if err != nil {
+		return nil, err
 	}
-	es, err := p.escapedLocals(roots[0], roots[1])
+	dst, err := p.exitRoots(p.Dst)
+	if err != nil {
+		return nil, err
+	}
+	es, err := p.escapedLocals(src, ir.NewSubstituter(p.B, p.Entry).ApplyAll(dst))
 	if err != nil {
 		return nil, err
 	}
@@ -37,12 +42,10 @@ func (p *Pair) EscapePremises() ([]ir.Term, error) {
 // source's path set calls), relocates the source's exit terms and returns
 // the calling convention's frame check on them, with the escapes found.
 func (p *Pair) SourceOnlyFrameReason() (*Escapes, string, error) {
-	g := p.Src.TFG
-	exit, ok := g.PathSetWithin(g.Entry, g.Exit, ir.PathOptions{}, maxPathTerms)
-	if !ok || exit == nil {
-		return nil, "", &EscapeError{"no exit path set"}
+	roots, err := p.exitRoots(p.Src)
+	if err != nil {
+		return nil, "", err
 	}
-	roots := append([]ir.Term{exit.Cond, exit.Fault}, exit.Transfer...)
 	esc, err := p.FindEscapes([][2][]ir.Term{{roots, nil}})
 	if err != nil || esc == nil {
 		return esc, "", err
