@@ -314,8 +314,8 @@ func magnitudesApart(ci []uint64, wi uint32, cj []uint64, wj uint32) bool {
 	return small(ci, wi) && large(cj, wj) || small(cj, wj) && large(ci, wi)
 }
 
-// apartBits is the magnitude magnitudesApart separates at: 2^39 is above
-// any sum of a few hundred 32-bit elements, and the addresses of the
+// apartBits is the magnitude magnitudesApart separates at: a sum of up to
+// 256 32-bit elements stays within ±2^39, and the addresses of the
 // stack and of the arrays a caller (or co-execution) allocates lie
 // beyond 2^40.
 const apartBits = 40
