@@ -204,6 +204,18 @@ func (b *Builder) intern(n node) Term {
 	return t
 }
 
+// WithArgs is t's operation, with t's parameters, applied to args, whose
+// sorts are those of t's arguments (a rewrite that maps each argument to
+// an equal-sorted term). A sort mismatch is the caller's bug: it panics.
+func (b *Builder) WithArgs(t Term, args []Term) Term {
+	p0, p1 := b.Params(t)
+	nt, err := b.Make(b.Op(t), args, p0, p1)
+	if err != nil {
+		panic(err)
+	}
+	return nt
+}
+
 // Make builds the term op(args) with parameters p0, p1, checking sorts
 // through the op table. It returns an error for ill-sorted input; parsers of
 // outside text use it. Leaves are made with Var, Const, True and False.

@@ -50,3 +50,31 @@ func TestConjuncts(t *testing.T) {
 		}
 	}
 }
+
+// TestWithArgs: a term rebuilt from its own arguments is itself (hash
+// consing), from others of the same sorts it is the same operation with
+// the same parameters over them, and from an argument of another sort it
+// panics.
+func TestWithArgs(t *testing.T) {
+	b := NewBuilder()
+	x, y := b.Var("x", BVSort(32)), b.Var("y", BVSort(32))
+	m := b.Var("m", MemSort)
+	for _, tc := range []struct{ t, want Term }{
+		{b.Sub(x, y), b.Sub(y, x)},
+		{b.Extract(x, 15, 8), b.Extract(y, 15, 8)},
+		{b.Select(m, b.ZeroExt(x, 32), 2), b.Select(m, b.ZeroExt(y, 32), 2)},
+	} {
+		if got := b.WithArgs(tc.t, b.Args(tc.t)); got != tc.t {
+			t.Errorf("%s rebuilt from its own arguments: %s", b.Short(tc.t), b.Short(got))
+		}
+		if got := b.WithArgs(tc.t, b.Args(tc.want)); got != tc.want {
+			t.Errorf("%s over %v: %s, want %s", b.Short(tc.t), b.Args(tc.want), b.Short(got), b.Short(tc.want))
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic for an argument of another sort")
+		}
+	}()
+	b.WithArgs(b.Sub(x, y), []Term{x, b.Var("z", BVSort(64))})
+}

@@ -200,12 +200,7 @@ func (c *CallConvention) rw(t ir.Term) ir.Term {
 		}
 	}
 	if changed {
-		p0, p1 := b.Params(t)
-		nt, err := b.Make(b.Op(t), nargs, p0, p1)
-		if err != nil {
-			panic(err) // same sorts as t's arguments
-		}
-		r = c.Simp.Simplify(nt)
+		r = c.Simp.Simplify(b.WithArgs(t, nargs))
 	}
 	c.memo[t] = r
 	return r

@@ -13,9 +13,11 @@ import (
 // `double s` and the target's accumulator come out related as
 // x0 = s − 2^32·x1, and each half gets bounds of its bit pattern that mean
 // nothing (clang's 8×-unrolled sum of doubles spent its time in Houdini
-// queries dropping them). So the lanes are 64 bits wide where the two
-// programs compute on doubles or 64-bit integers and on nothing of 32
-// bits, both where they compute on both, and 32 bits otherwise.
+// queries dropping them). So a register's lanes are those of the
+// operations that write it (xmmLanes), and for a register no such
+// operation tells of, the pair's: 64 bits wide where the two programs
+// compute on doubles or 64-bit integers and on nothing of 32 bits, both
+// where they compute on both, and 32 bits otherwise.
 
 // quadOps are the SSE integer operations on 64-bit lanes (not pmuludq,
 // which multiplies 32-bit ones).

@@ -479,12 +479,7 @@ func (r *relocator) rw(t ir.Term) ir.Term {
 			changed = changed || nargs[i] != a
 		}
 		if changed {
-			p0, p1 := b.Params(t)
-			nt, err := b.Make(op, nargs, p0, p1)
-			if err != nil {
-				panic(err) // same sorts as t's arguments
-			}
-			x = r.simp.Simplify(nt)
+			x = r.simp.Simplify(b.WithArgs(t, nargs))
 		}
 	}
 	r.memo[t] = x
@@ -610,12 +605,7 @@ func (st *settler) settle(t ir.Term) ir.Term {
 			changed = changed || nargs[i] != a
 		}
 		if changed {
-			p0, p1 := b.Params(t)
-			nt, err := b.Make(b.Op(t), nargs, p0, p1)
-			if err != nil {
-				panic(err) // same sorts as t's arguments
-			}
-			x = st.simp.Simplify(nt)
+			x = st.simp.Simplify(b.WithArgs(t, nargs))
 		}
 	}
 	st.memo[t] = x
