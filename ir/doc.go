@@ -65,7 +65,9 @@
 // the graph unrolled by retreating-edge count (μ) and arrivals at the
 // target, never by enumerating paths; a PathExpr keeps the series-parallel
 // structure. Anchors (§2.4.1) are the entry, exit and halt nodes, every
-// retreating edge's target, and the call sites. EvalStep and Run execute a
+// retreating edge's target, the call sites, and the loop exits a caller
+// marked (MarkLoopExits, loopexits.go: blocks after a loop whose paths
+// load and store through registers). EvalStep and Run execute a
 // TFG concretely (tfg_eval.go) and report any node where not exactly one
 // edge is taken.
 //

@@ -35,9 +35,13 @@ const (
 	NodeLoopHead
 	// NodeCallSite is a call instruction; its edges out perform the call.
 	NodeCallSite
+	// NodeLoopExit is a block a loop's exit edge enters, kept as an anchor
+	// (MarkLoopExits) so that a loop's last pass and the code after it are
+	// two steps, not one.
+	NodeLoopExit
 )
 
-var nodeKindNames = [...]string{"block", "entry", "exit", "halt", "loop-head", "call-site"}
+var nodeKindNames = [...]string{"block", "entry", "exit", "halt", "loop-head", "call-site", "loop-exit"}
 
 func (k NodeKind) String() string {
 	if int(k) < len(nodeKindNames) {
@@ -692,13 +696,13 @@ func (g *TFG) Retreating(e *Edge) bool {
 
 // Anchors returns, sorted, the nodes a collapsed TFG keeps (thesis
 // §2.4.1): the entry, the exit and halt nodes, every target of a
-// retreating edge (so every cycle has one) and every call site (where
-// observable events happen).
+// retreating edge (so every cycle has one), every call site (where
+// observable events happen) and the loop exits MarkLoopExits marked.
 func (g *TFG) Anchors() []NodeID {
 	is := make([]bool, len(g.Nodes))
 	for _, nd := range g.Nodes {
 		switch nd.Kind {
-		case NodeEntry, NodeExit, NodeHalt, NodeLoopHead, NodeCallSite:
+		case NodeEntry, NodeExit, NodeHalt, NodeLoopHead, NodeCallSite, NodeLoopExit:
 			is[nd.ID] = true
 		}
 	}

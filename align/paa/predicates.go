@@ -293,12 +293,32 @@ func (ps *search) dataRound(ctx context.Context, train, test []*pair.CoRun, limi
 				fmt.Fprintf(os.Stderr, "eqc: predicate at %#x: %s\n", dg.Nodes[a].PC, pd)
 			}
 		}
-		if len(choices[i]) == 0 {
+		if len(choices[i]) == 0 && dg.Nodes[a].Kind != ir.NodeLoopExit {
 			ds.reason = fmt.Sprintf("no-alignment-predicate: no predicate holds at the target's loop at %#x with a k every run reaching it agrees on", dg.Nodes[a].PC)
 			return nil, ds
 		}
 		if ctx.Err() != nil {
 			ds.reason = "timeout"
+			return nil, ds
+		}
+	}
+	// A loop exit (ir.NodeLoopExit: a vector loop's scalar tail) is
+	// reached once a run and late in it, past the first source arrivals
+	// a predicate is looked for among: one without predicates of its own
+	// takes the loops' (the tail starts where the loop's counter
+	// stopped, which the loop's predicate relates to the source's).
+	var loopPreds []*predicate
+	for i, a := range anchors {
+		if dg.Nodes[a].Kind != ir.NodeLoopExit {
+			loopPreds = append(loopPreds, choices[i]...)
+		}
+	}
+	for i, a := range anchors {
+		if len(choices[i]) > 0 {
+			continue
+		}
+		if choices[i] = loopPreds; len(loopPreds) == 0 {
+			ds.reason = fmt.Sprintf("no-alignment-predicate: no predicate holds at the target's loop exit at %#x, nor at a loop", dg.Nodes[a].PC)
 			return nil, ds
 		}
 	}

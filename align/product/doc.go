@@ -56,9 +56,14 @@
 //     and the target's path condition (pin.go): the last iteration and a
 //     scalar tail then meet at constant addresses. Constants and globals
 //     plus constants are found here; affine terms only with the caller's
-//     Learning.Equalities. A pinned edge that fails
-//     an obligation, or whose obligations take more than a minute, is
-//     checked again as first built.
+//     Learning.Equalities. A proposal is dropped when an invariant ties its
+//     variable to one no pin replaces (untiedPins). Every edge is also
+//     rebuilt with the variables the from-node's invariant equalities
+//     define (invpins.go), the target's over the source's, so that the
+//     two sides' equal computations are one hash-consed term; those pins
+//     need no new proof that the edge keeps the to-node's invariants. A
+//     pinned edge that fails an obligation, or whose obligations take
+//     more than a minute, is checked again as first built.
 //
 //   - Calls on an edge are rewritten into the C calling convention's
 //     model of callees (calls.go, x86.CallConvention), both sides with one

@@ -11,6 +11,7 @@ import (
 	"eqc/align/product/learning"
 	"eqc/align/product/pair"
 	"eqc/ir"
+	"eqc/ub"
 	"eqc/x86"
 )
 
@@ -53,11 +54,22 @@ func TestEntryGuards(t *testing.T) {
 // first alignment.
 func buildProduct(t *testing.T, cc, fn, src string) (*pair.Pair, *product.Product) {
 	t.Helper()
+	return buildProductUB(t, cc, fn, src, "none")
+}
+
+// buildProductUB is buildProduct under the UB models spec names.
+func buildProductUB(t *testing.T, cc, fn, src, spec string) (*pair.Pair, *product.Product) {
+	t.Helper()
 	objs := aligntest.CompileC(t, cc, fn, src, "O0", "O3")
 	p, err := pair.Load(objs["O0"], fn, objs["O3"], fn)
 	if err != nil {
 		t.Fatal(err)
 	}
+	models, err := ub.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetModels(models)
 	runs := p.CoExecuteAll(context.Background())
 	aligns := correlate.Engine{}.Alignments(context.Background(), p, runs, 1).Alignments
 	if len(aligns) == 0 {

@@ -156,3 +156,51 @@ func (pr *Product) holdsOn(n *PNode, samples []sample, t ir.Term) bool {
 	}
 	return true
 }
+
+// Exit-block terms. After a vector loop gcc recomputes where its scalar
+// tail starts from the bound alone (ecx = n & ~3), while the source's
+// counter holds that value in a stack slot: the relation at the node the
+// loop exits to (the source's i equal to the target's n & ~3) is not
+// affine in the node's variables, and without it the two tails' addresses
+// are unrelated. The first block out of the node names the value, as the
+// entry path names a trip count: the registers a loop exit's edges out
+// write (ir.NodeLoopExit, on either side), as terms over the node's
+// state, join the learning columns when they are small, memory-free and
+// more than a variable plus a constant (computedEntryTerm), and every
+// sample evaluates them. Only there: at a loop head such columns are the
+// loop body's values (clang's isqrt: mid·mid), which gave Houdini rounds
+// of candidates it could not decide in time.
+
+// exitBlockTerms returns those terms for node n.
+func (pr *Product) exitBlockTerms(n *PNode, samples []sample) []Column {
+	b := pr.p.B
+	key := [2]ir.NodeID{n.Key.Src, n.Key.Dst}
+	st := [2][]ir.Term{n.Src, n.Dst}
+	seen := map[ir.Term]bool{}
+	var out []Column
+	for side := 0; side < 2; side++ {
+		g := pr.sideTFG(side)
+		if g.Nodes[key[side]].Kind != ir.NodeLoopExit {
+			continue
+		}
+		sub := pr.stateSubst(g, st[side])
+		for _, e := range g.Out(key[side]) {
+			for r := 0; r < 16; r++ {
+				i := x86.StateGPR0 + r
+				if e.Transfer[i] == g.State[i].Var {
+					continue
+				}
+				t := pr.simp.Simplify(sub.Apply(e.Transfer[i]))
+				if seen[t] || !pr.computedEntryTerm(t) {
+					continue
+				}
+				seen[t] = true
+				if pr.valuesAt(n, samples, t) == nil {
+					continue
+				}
+				out = append(out, Column{Name: b.Short(t), Term: t})
+			}
+		}
+	}
+	return out
+}

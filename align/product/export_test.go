@@ -51,3 +51,25 @@ func XmmLanes(pr *Product, side, reg int) []uint32 { return pr.xmmLanes(side, re
 // LaneWidths are the pair's lane widths, for registers no operation
 // tells of.
 func LaneWidths(pr *Product) []uint32 { return pr.laneWidths() }
+
+// InvariantPins are the pins n's invariants define (invpins.go), as
+// variable and term.
+func InvariantPins(pr *Product, n *PNode) [][2]ir.Term {
+	var out [][2]ir.Term
+	for _, p := range pr.invariantPins(n, nil) {
+		out = append(out, [2]ir.Term{p.v, p.t})
+	}
+	return out
+}
+
+// FreshVars are n's fresh live variables and their sides (0 source, 1
+// target).
+func FreshVars(n *PNode) map[ir.Term]int {
+	out := map[ir.Term]int{}
+	for _, c := range n.comps {
+		if c.fresh && !c.dead {
+			out[c.term] = c.side
+		}
+	}
+	return out
+}

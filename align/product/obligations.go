@@ -226,14 +226,19 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 		}
 	}
 	for _, e := range pr.Edges {
-		q, rebuilt := pr.settlePins(ctx, s, pre, e)
+		q, rebuilt, proposed := pr.settlePins(ctx, s, pre, e)
 		out.SMTQueries += q
 		done := len(out.Obligations)
 		var cancel context.CancelFunc
 		if rebuilt {
 			qctx, cancel = context.WithTimeout(ctx, pinnedBudget(ctx))
 		}
-		ok := obligations(e, rebuilt)
+		// Pins from the invariants alone (invpins.go) replace terms by
+		// terms equal wherever the from-node's invariants hold, which
+		// Houdini's proof that the edge keeps the to-node's invariants
+		// assumed: only the runs' proposals, which rest on the path
+		// condition too, make the edge one to check again.
+		ok := obligations(e, proposed)
 		if cancel != nil {
 			cancel()
 			qctx = ctx

@@ -197,6 +197,56 @@ func (pr *Product) pinnedTerm(n *PNode, c comp, taken []sample) (ir.Term, bool) 
 	return ir.NoTerm, false
 }
 
+// untiedPins drops from kept every pin whose variable an equality among
+// the from-node's invariants ties to a live variable that is not pinned
+// (directly or through other such equalities). The two sides' addresses
+// agree through those equalities (the target's a + rax and the source's
+// a + 4·i under rax = 4·i, which the canonical form of addresses uses);
+// replacing rax by its exit value (gcc's saxpy: rax = 16·(n >> 2) − 16)
+// while i, which no affine term over the entry names, stays, leaves two
+// address terms that only arithmetic through the array theory relates:
+// the memory obligation of such an edge went from 0.5 s to past 55 s.
+func (pr *Product) untiedPins(e *PEdge, kept []pin) []pin {
+	b := pr.p.B
+	from := pr.Nodes[e.From]
+	pinned := map[ir.Term]bool{}
+	for _, p := range kept {
+		pinned[p.v] = true
+	}
+	live := func(v ir.Term) bool {
+		c, ok := from.varComp[v]
+		return ok && c.fresh && !c.dead
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, inv := range from.Invariants {
+			if b.Op(inv) != ir.OpEq {
+				continue
+			}
+			vs := varsOf(b, inv, from.varComp)
+			loose := false
+			for _, v := range vs {
+				loose = loose || live(v) && !pinned[v]
+			}
+			if !loose {
+				continue
+			}
+			for _, v := range vs {
+				if pinned[v] {
+					pinned[v], changed = false, true
+				}
+			}
+		}
+	}
+	var out []pin
+	for _, p := range kept {
+		if pinned[p.v] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // applyPins replaces e's pinned variables in its terms and records the
 // equalities among the path-condition facts.
 func (pr *Product) applyPins(e *PEdge) {
@@ -250,16 +300,14 @@ func (pr *Product) pinned(e *PEdge, t ir.Term) ir.Term {
 }
 
 // settlePins asks the solver which of e's proposed pins follow from the
-// from-node's invariants and the target's path condition, and rebuilds e
-// with them. It returns the queries it made and whether e was rebuilt.
-func (pr *Product) settlePins(ctx context.Context, s prove.Solver, pre ir.Term, e *PEdge) (int, bool) {
+// from-node's invariants and the target's path condition, adds the pins
+// the invariants define (invpins.go), and rebuilds e with them. It
+// returns the queries it made, whether e was rebuilt, and whether with
+// some proposed pin.
+func (pr *Product) settlePins(ctx context.Context, s prove.Solver, pre ir.Term, e *PEdge) (queries int, rebuilt, proposed bool) {
 	b := pr.p.B
 	cands := pr.proposePins(e)
-	if len(cands) == 0 {
-		return 0, false
-	}
 	inv := b.And(pr.Nodes[e.From].Invariants...)
-	queries := 0
 	holds := func(ps []pin) bool {
 		eqs := make([]ir.Term, len(ps))
 		for i, p := range ps {
@@ -274,17 +322,25 @@ func (pr *Product) settlePins(ctx context.Context, s prove.Solver, pre ir.Term, 
 		return r.Status == smtlib.Unsat
 	}
 	var kept []pin
-	if holds(cands) {
+	switch {
+	case len(cands) == 0:
+	case holds(cands):
 		kept = cands
-	} else if len(cands) > 1 {
+	case len(cands) > 1:
 		for _, p := range cands {
 			if holds([]pin{p}) {
 				kept = append(kept, p)
 			}
 		}
 	}
-	if len(kept) == 0 {
-		return queries, false
+	kept = pr.untiedPins(e, kept)
+	proposed = len(kept) > 0
+	taken := map[ir.Term]bool{}
+	for _, p := range kept {
+		taken[p.v] = true
+	}
+	if kept = append(kept, pr.invariantPins(pr.Nodes[e.From], taken)...); len(kept) == 0 {
+		return queries, false, false
 	}
 	if pair.Debug {
 		for _, p := range kept {
@@ -293,5 +349,5 @@ func (pr *Product) settlePins(ctx context.Context, s prove.Solver, pre ir.Term, 
 	}
 	e.pins = kept
 	pr.buildEdge(e)
-	return queries, true
+	return queries, true, proposed
 }

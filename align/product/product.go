@@ -501,6 +501,23 @@ func (pr *Product) define(c *comp, samples []sample, entries []ir.Term, name str
 		return
 	}
 	if runsOf(samples) < 2 {
+		// One run fits any entry term at some distance, and small
+		// values many at none; but a slot that holds a callee-saved
+		// register's entry value (a word of the run's own making) saved
+		// it: the -O0 frame's rbp at a node only the long run reaches
+		// (a fixed-length loop's exit, when it is a loop-exit anchor),
+		// which the exit's "rbp at return" needs.
+		for _, r := range []int{x86.RBX, x86.RBP, 12, 13, 14, 15} {
+			e := pr.p.SrcVar(x86.StateGPR0 + r)
+			same := true
+			for k, sm := range samples {
+				same = same && vals[k].BV().Uint64() == pr.entryValue(sm, e)
+			}
+			if same {
+				c.term, c.fresh = e, false
+				return
+			}
+		}
 		return
 	}
 	// Of the entry terms that fit, the nearest: where the runs that
@@ -701,6 +718,17 @@ func (pr *Product) entryColumns(n *PNode, samples []sample) ([]Column, []func(sa
 func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 	b := pr.p.B
 	vars, value := pr.entryColumns(n, samples)
+	for _, col := range pr.exitBlockTerms(n, samples) {
+		t := col.Term
+		vars = append(vars, col)
+		value = append(value, func(sm sample) uint64 {
+			v, err := ir.NewEvaluator(b, &sampleEnv{pr: pr, n: n, sm: sm}).Eval(t)
+			if err != nil {
+				return 0 // not reached: exitBlockTerms evaluated t on every sample
+			}
+			return v.BV().Uint64()
+		})
+	}
 	for side := 0; side < 2; side++ {
 		for _, c := range n.comps {
 			if c.side != side || !c.fresh || c.dead {

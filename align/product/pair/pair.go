@@ -109,6 +109,11 @@ func (p *Pair) lift() {
 	anyNaN := p.Models.Has(ub.NaN)
 	p.Src.lift(p.B, SrcPrefix, p.Callees, anyNaN)
 	p.Dst.lift(p.B, DstPrefix, p.Callees, anyNaN)
+	// The target's loop exits followed by loads and stores are anchors
+	// (ir.LoopExits): a vector loop's scalar tail is a step of its own.
+	// Not the source's: -O0 code has no tail, and its steps follow the
+	// target's.
+	p.Dst.TFG.MarkLoopExits(p.Dst.TFG.State[x86.StateGPR0+x86.RSP].Var)
 	for i, sv := range p.Dst.TFG.State {
 		p.Entry[sv.Var] = p.Src.TFG.State[i].Var
 	}

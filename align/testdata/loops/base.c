@@ -93,3 +93,9 @@ void prefix(void)
 	for (int i = 1; i < N; i++)
 		A[i] = A[i - 1] + B[i];
 }
+
+void axpy(int *y, const int *x, int a, int n)
+{
+	for (int i = 0; i < n; i++)
+		y[i] = a * x[i] + y[i];
+}
