@@ -87,13 +87,15 @@ func (pr *Product) invariantPins(n *PNode, taken map[ir.Term]bool) []pin {
 	if len(order) == 0 {
 		return nil
 	}
-	// Replace the chosen variables inside the terms chosen later.
+	// Replace the chosen variables inside the terms chosen later, until
+	// none is left (a term names only variables chosen before it, so
+	// this ends).
 	sub := ir.NewSubstituter(b, chosen)
 	out := make([]pin, 0, len(order))
 	for _, v := range order {
 		t := chosen[v]
-		for i := 0; i < len(order) && n.mentionsOwn(b, t); i++ {
-			t = sub.Apply(t)
+		for u := sub.Apply(t); u != t; u = sub.Apply(t) {
+			t = u
 		}
 		out = append(out, pin{v, pr.simp.Simplify(t)})
 	}
