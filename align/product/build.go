@@ -19,7 +19,7 @@ const maxSamples = 400
 // proof checker learns no candidates: it takes the invariants from the
 // proof.
 func Build(p *pair.Pair, a pair.Alignment, runs []*pair.CoRun, l Learning) (*Product, string) {
-	pr := &Product{p: p, index: map[pair.NodeKey]int{}, simp: p.Src.TFG.Simplifier, rsp0: p.SrcVar(x86.StateGPR0 + x86.RSP), learning: l}
+	pr := &Product{p: p, index: map[pair.NodeKey]int{}, simp: p.Src.TFG.Simplifier, rsp0: p.SrcVar(x86.StateGPR0 + x86.RSP), learning: l, runs: runs}
 	pr.live = [2]map[ir.NodeID]map[int]bool{pair.LiveAt(p.Src.TFG, p.ExitLive()), pair.LiveAt(p.Dst.TFG, p.ExitLive())}
 	var srcRuns, dstRuns []*pair.Run
 	for _, cr := range runs {
@@ -149,6 +149,9 @@ func Build(p *pair.Pair, a pair.Alignment, runs []*pair.CoRun, l Learning) (*Pro
 	}
 	if reason := pr.staysAcyclic(); reason != "" {
 		return nil, reason
+	}
+	if l.Candidates != nil {
+		pr.inheritEntryGuards()
 	}
 	if reason := pr.findEscapes(); reason != "" {
 		return nil, reason

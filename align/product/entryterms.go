@@ -171,7 +171,10 @@ func (pr *Product) holdsOn(n *PNode, samples []sample, t ir.Term) bool {
 // loop body's values (clang's isqrt: mid·mid), which gave Houdini rounds
 // of candidates it could not decide in time.
 
-// exitBlockTerms returns those terms for node n.
+// exitBlockTerms returns those terms for node n. A first block out that
+// only tests (writes no general register: gcc's `test $3, %sil` before
+// diff's tail) is passed: the registers of the blocks after it, up to the
+// next anchor, count as the first block's (composed over its transfer).
 func (pr *Product) exitBlockTerms(n *PNode, samples []sample) []Column {
 	b := pr.p.B
 	key := [2]ir.NodeID{n.Key.Src, n.Key.Dst}
@@ -183,24 +186,85 @@ func (pr *Product) exitBlockTerms(n *PNode, samples []sample) []Column {
 		if g.Nodes[key[side]].Kind != ir.NodeLoopExit {
 			continue
 		}
-		sub := pr.stateSubst(g, st[side])
-		for _, e := range g.Out(key[side]) {
-			for r := 0; r < 16; r++ {
-				i := x86.StateGPR0 + r
-				if e.Transfer[i] == g.State[i].Var {
-					continue
+		anchors := pair.AnchorSet(g)
+		type at struct {
+			node ir.NodeID
+			sub  *ir.Substituter
+		}
+		work := []at{{key[side], pr.stateSubst(g, st[side])}}
+		for steps := 0; len(work) > 0 && steps < maxExitBlocks; steps++ {
+			w := work[0]
+			work = work[1:]
+			for _, e := range g.Out(w.node) {
+				wrote := false
+				for r := 0; r < 16; r++ {
+					i := x86.StateGPR0 + r
+					if e.Transfer[i] == g.State[i].Var {
+						continue
+					}
+					wrote = true
+					t := pr.simp.Simplify(w.sub.Apply(e.Transfer[i]))
+					if seen[t] || !pr.computedEntryTerm(t) {
+						continue
+					}
+					seen[t] = true
+					if pr.valuesAt(n, samples, t) == nil {
+						continue
+					}
+					out = append(out, Column{Name: b.Short(t), Term: t})
 				}
-				t := pr.simp.Simplify(sub.Apply(e.Transfer[i]))
-				if seen[t] || !pr.computedEntryTerm(t) {
-					continue
+				if !wrote && !anchors[e.To] {
+					work = append(work, at{e.To, pr.stateSubst(g, pr.simp.SimplifyAll(w.sub.ApplyAll(e.Transfer)))})
 				}
-				seen[t] = true
-				if pr.valuesAt(n, samples, t) == nil {
-					continue
-				}
-				out = append(out, Column{Name: b.Short(t), Term: t})
 			}
 		}
 	}
 	return out
+}
+
+// maxExitBlocks bounds the blocks exitBlockTerms looks at per side.
+const maxExitBlocks = 4
+
+// Inherited entry guards. A node the target reaches only through another
+// anchor (the block a vector loop exits to, reached from the loop's head)
+// has no entry path of its own, so it got no entry guards: gcc's tail
+// after `addn`'s vector loop ran without the facts that put the loop on
+// that path (n > 1, the two arrays apart), and its obligations failed for
+// want of them. A guard is a fact of the entry state alone, which no edge
+// changes: where it holds at every node with an edge into n, it holds at
+// n. So each guard a predecessor has as a candidate becomes n's candidate
+// too when n's samples satisfy it (to a fixpoint, down chains of such
+// nodes); Houdini keeps it only when every edge into n preserves it.
+
+// inheritEntryGuards adds the predecessors' entry guards to each node's
+// candidates.
+func (pr *Product) inheritEntryGuards() {
+	b := pr.p.B
+	has := make([]map[ir.Term]bool, len(pr.Nodes))
+	for i, n := range pr.Nodes {
+		has[i] = map[ir.Term]bool{}
+		for _, c := range n.Candidates {
+			has[i][c.Term] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, e := range pr.Edges {
+			if e.Infeasible || e.From == e.To || e.From == 0 {
+				continue
+			}
+			from, to := pr.Nodes[e.From], pr.Nodes[e.To]
+			if to.mem == ir.NoTerm {
+				continue // an end: no candidates
+			}
+			for _, c := range from.Candidates {
+				if has[to.ID][c.Term] || from.mentionsOwn(b, c.Term) || !pr.holdsOn(to, to.samples, c.Term) {
+					continue
+				}
+				has[to.ID][c.Term] = true
+				to.Candidates = append(to.Candidates, Candidate{Term: c.Term, Desc: "inherited " + c.Desc})
+				changed = true
+			}
+		}
+	}
 }

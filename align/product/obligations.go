@@ -159,6 +159,22 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 		case smtlib.Sat:
 			out.Reason = "invariants-too-weak: " + name
 			out.Model = r.Model
+			// The model's input may start a run (the engines' next
+			// round): one with small arguments, when there is one
+			// (pair/cexruns.go).
+			for _, bound := range pair.SmallModelTiers {
+				small, outside := pr.p.SmallModelBounds(r.Model, bound, pr.runs)
+				if !outside || ctx.Err() != nil {
+					break
+				}
+				q2 := q
+				q2.Assertions = append(q.Assertions[:len(q.Assertions):len(q.Assertions)], small)
+				out.SMTQueries++
+				if r2 := s.Check(qctx, q2); r2.Status == smtlib.Sat {
+					out.Model = r2.Model
+					break
+				}
+			}
 		default:
 			out.Reason = "solver-unknown: " + name + ": " + r.Reason
 			if ctx.Err() != nil {

@@ -33,6 +33,7 @@ import (
 
 // Product is a product program under construction or proof.
 type Product struct {
+	runs       []*pair.CoRun // the co-executions the product was built from
 	p          *pair.Pair
 	condConsts map[uint32][]uint64 // conditionConstants, by width
 	lanes      []uint32            // laneWidths, computed once

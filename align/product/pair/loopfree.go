@@ -350,7 +350,7 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	pre, assumptions := p.LoopFreePrecondition()
 	out.Assumptions = assumptions
 	if p.SmallArgs {
-		pre = b.And(append([]ir.Term{pre}, p.smallArgs()...)...)
+		pre = b.And(append([]ir.Term{pre}, p.smallArgs(SmallArgBound)...)...)
 	}
 	var skipFrameStores func()
 	var taint *ub.FrameTaint

@@ -25,8 +25,8 @@ const SmallArgBound = 1 << 10
 
 // smallArgs are the constraints that every integer (non-pointer)
 // parameter the source's signature passes in a register is within
-// [-SmallArgBound, SmallArgBound] at its width.
-func (p *Pair) smallArgs() []ir.Term {
+// [-bound, bound] at its width.
+func (p *Pair) smallArgs(bound int64) []ir.Term {
 	b := p.B
 	regs, n := p.registerParams()
 	var out []ir.Term
@@ -38,7 +38,6 @@ func (p *Pair) smallArgs() []ir.Term {
 		if regs[i].Narrow {
 			a = b.SignExt(b.Extract(a, 31, 0), 32)
 		}
-		bound := int64(SmallArgBound)
 		lo, hi := b.Const(64, uint64(-bound)), b.Const(64, uint64(bound))
 		out = append(out, b.Sle(lo, a), b.Sle(a, hi))
 	}

@@ -1,0 +1,66 @@
+package pair_test
+
+import (
+	"context"
+	"testing"
+
+	"eqc/align/internal/aligntest"
+	"eqc/align/product/pair"
+	"eqc/ir"
+	"eqc/x86"
+)
+
+// TestSmallModelBounds: a model whose int argument is 2^30 breaks the
+// bounds of every tier; one whose argument is small does not, whatever
+// the register's undefined upper half holds; one that repeats a run's
+// argument (upper half aside) breaks them, as RunFromModel would not run
+// it again. The bounds, evaluated, say the same.
+func TestSmallModelBounds(t *testing.T) {
+	const src = "void addn(int *d, const int *s, int n)\n{\n\tfor (int i = 0; i < n; i++)\n\t\td[i] += s[i];\n}\n"
+	p := aligntest.LoadPair(t, "gcc-12", "addn", src, "O0", "O3")
+	b := p.B
+	runs := p.CoExecuteAll(context.Background())
+	nVar := p.SrcVar(x86.StateGPR0 + x86.RDX)
+	used := map[uint32]bool{}
+	for _, cr := range runs {
+		used[uint32(cr.Entry[x86.StateGPR0+x86.RDX].BV().Uint64())] = true
+	}
+	fresh := uint32(0)
+	for used[fresh] {
+		fresh++
+	}
+	if fresh > 4 {
+		t.Fatalf("the runs take every n from 0 to 4: no small fresh argument to try")
+	}
+	const upper = uint64(0xdead) << 32
+	model := func(n uint64) ir.Env {
+		return &ir.MapEnv{Vars: map[ir.Term]ir.Value{nVar: ir.BVValue(ir.NewBV(64, n))}}
+	}
+	for _, tc := range []struct {
+		name string
+		n    uint64
+		runs []*pair.CoRun
+		want bool // outside the bounds
+	}{
+		{"2^30", 1 << 30, nil, true},
+		{"-2^31", 0x80000000, nil, true},
+		{"small, upper half set", upper | uint64(fresh), runs, false},
+		{"-3", upper | 0xfffffffd, nil, false},
+		{"a run's argument, upper half set", upper | uint64(uint32(runs[0].Entry[x86.StateGPR0+x86.RDX].BV().Uint64())), runs, true},
+	} {
+		for _, bound := range pair.SmallModelTiers {
+			m := model(tc.n)
+			term, outside := p.SmallModelBounds(m, bound, tc.runs)
+			if outside != tc.want {
+				t.Errorf("%s, bound %d: outside = %v, want %v", tc.name, bound, outside, tc.want)
+			}
+			v, err := ir.NewEvaluator(b, m).Eval(term)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if v.Bool() == outside {
+				t.Errorf("%s, bound %d: the bounds evaluate to %v, outside = %v", tc.name, bound, v.Bool(), outside)
+			}
+		}
+	}
+}
