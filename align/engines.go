@@ -249,7 +249,7 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 		added, long := 0, false
 		for k, m := range models {
 			r, ok := p.RunFromModel(m, pair.ExtraRunSeed(len(extra)), runs)
-			key := fmt.Sprint(r.Args, r.Pointees)
+			key := fmt.Sprint(r.Args, r.Pointees, r.Shared)
 			if !ok || seen[key] {
 				continue
 			}

@@ -338,8 +338,17 @@ const apartBits = 40
 // most w bits, with their neighbours; nil for none) the bound moves on to
 // the nearest of them that still admits the value, at most maxSnap past
 // it and never to the width's extreme.
+//
+// A strict order between two terms (x <u y, x <s y) the model falsifies
+// with x = y becomes x ≤ y: the runs that reach a loop's exit before its
+// last test saw the counter below the bound, and the path that leaves
+// with the two equal (clang's saxpy after its vector loop, when n is a
+// multiple of 8) is the model's.
 func WeakenBound(b *ir.Builder, t ir.Term, value func(ir.Term) (ir.Value, bool), consts func(w uint32) []uint64) (ir.Term, bool) {
 	op := b.Op(t)
+	if op == ir.OpUlt || op == ir.OpSlt {
+		return weakenStrict(b, t, value)
+	}
 	if op != ir.OpUle && op != ir.OpSle {
 		return t, false
 	}
@@ -395,6 +404,23 @@ func WeakenBound(b *ir.Builder, t ir.Term, value func(ir.Term) (ir.Value, bool),
 		}
 	}
 	return t, false
+}
+
+// weakenStrict is WeakenBound's case of a strict order between two terms.
+func weakenStrict(b *ir.Builder, t ir.Term, value func(ir.Term) (ir.Value, bool)) (ir.Term, bool) {
+	x, y := b.Arg(t, 0), b.Arg(t, 1)
+	if b.IsConst(x) || b.IsConst(y) || b.Width(x) > 64 {
+		return t, false
+	}
+	xv, okx := value(x)
+	yv, oky := value(y)
+	if !okx || !oky || xv.BV().Uint64() != yv.BV().Uint64() {
+		return t, false
+	}
+	if b.Op(t) == ir.OpSlt {
+		return b.Sle(x, y), true
+	}
+	return b.Ule(x, y), true
 }
 
 // maxSnap is how much further than the counterexample a weakened bound

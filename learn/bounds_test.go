@@ -298,6 +298,44 @@ func TestWeakenBound(t *testing.T) {
 	}
 }
 
+// TestWeakenStrict: a strict order between two terms the model
+// falsifies with them equal becomes the non-strict one; falsified with
+// them apart (the order is wrong, not too tight), or against a constant,
+// it is not weakened.
+func TestWeakenStrict(t *testing.T) {
+	b := ir.NewBuilder()
+	x := b.Var("x", ir.BVSort(8))
+	y := b.Var("y", ir.BVSort(8))
+	for _, tc := range []struct {
+		bound  ir.Term
+		xv, yv uint64
+		want   ir.Term // NoTerm: not weakened
+	}{
+		{b.Ult(x, y), 7, 7, b.Ule(x, y)},
+		{b.Slt(x, y), 0x80, 0x80, b.Sle(x, y)},
+		{b.Ult(x, y), 8, 7, ir.NoTerm},
+		{b.Slt(x, y), 0x7f, 0x80, ir.NoTerm},
+		{b.Ult(x, b.Const(8, 7)), 7, 7, ir.NoTerm},
+	} {
+		env := &ir.MapEnv{Vars: map[ir.Term]ir.Value{x: ir.BVValue(ir.NewBV(8, tc.xv)), y: ir.BVValue(ir.NewBV(8, tc.yv))}}
+		value := func(t ir.Term) (ir.Value, bool) { return env.VarValue(b, t) }
+		got, ok := WeakenBound(b, tc.bound, value, nil)
+		if tc.want == ir.NoTerm {
+			if ok {
+				t.Errorf("WeakenBound(%s, x = %#x, y = %#x) = %s, want no change", b.Short(tc.bound), tc.xv, tc.yv, b.Short(got))
+			}
+			continue
+		}
+		if !ok || got != tc.want {
+			t.Errorf("WeakenBound(%s, x = %#x, y = %#x) = %s, %v; want %s", b.Short(tc.bound), tc.xv, tc.yv, b.Short(got), ok, b.Short(tc.want))
+			continue
+		}
+		if v, err := ir.NewEvaluator(b, env).Eval(got); err != nil || !v.Bool() {
+			t.Errorf("WeakenBound(%s) = %s does not admit x = y = %#x", b.Short(tc.bound), b.Short(got), tc.xv)
+		}
+	}
+}
+
 // TestWeakenBoundSnaps: a weakened bound moves on to the nearest
 // condition constant past the counterexample's value, in the bound's own
 // order at every width, at most maxSnap past it and never to the width's

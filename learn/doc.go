@@ -20,7 +20,9 @@
 //     an address-valued 64-bit variable that only the magnitudes order
 //     (bounds.go); a bound a
 //     counterexample falsifies is weakened just past it, or on to the
-//     nearest of the programs' condition constants (WeakenBound);
+//     nearest of the programs' condition constants, and a strict order
+//     between two terms it falsifies with them equal becomes non-strict
+//     (WeakenBound);
 //   - equality of two memories outside a minimal set of byte regions, each
 //     relative to a base such as a stack pointer (memory.go).
 //

@@ -135,13 +135,21 @@ func (a *Addr) UnmarshalJSON(data []byte) error {
 // argument registers, in order; only those carrying integer parameters
 // are used) set to Args, and the first bytes each pointer parameter
 // points to set to Pointees (by argument register, hexadecimal; "" for
-// none). Long runs go as far as the first seeded run does.
+// none). Shared, when set, places the pointer parameters in one array,
+// each Shared[i] bytes past its start (by argument register; -1 for one
+// with an array of its own), as the
+// model's pointers lie (a loop versioned on its arrays' overlap takes its
+// fallback then). Long runs go as far as the first seeded run does.
 type ExtraRun struct {
 	Seed     int      `json:"seed"`
 	Args     []Addr   `json:"args"` // values, written "0x…" as addresses are
 	Pointees []string `json:"pointees,omitempty"`
+	Shared   []int64  `json:"shared,omitempty"`
 	Long     bool     `json:"long,omitempty"`
 }
+
+// MaxSharedOffset bounds an ExtraRun's Shared offsets.
+const MaxSharedOffset = 4096
 
 // Pointee is the bytes r sets where argument register i points: nil for
 // none, and for a nil r.
@@ -272,8 +280,13 @@ func (pf *ProofFile) Validate() error {
 		return bad("no ub_model")
 	}
 	for i, r := range pf.Runs {
-		if r.Seed < 0 || len(r.Args) > 6 || len(r.Pointees) > 6 {
-			return bad("counterexample_runs[%d]: seed %d, %d arguments, %d pointees (want a seed ≥ 0 and at most 6 of each)", i, r.Seed, len(r.Args), len(r.Pointees))
+		if r.Seed < 0 || len(r.Args) > 6 || len(r.Pointees) > 6 || len(r.Shared) > 6 {
+			return bad("counterexample_runs[%d]: seed %d, %d arguments, %d pointees, %d shared offsets (want a seed ≥ 0 and at most 6 of each)", i, r.Seed, len(r.Args), len(r.Pointees), len(r.Shared))
+		}
+		for j, off := range r.Shared {
+			if off < -1 || off > MaxSharedOffset {
+				return bad("counterexample_runs[%d]: shared offset %d is %d (want -1, for none, or 0 to %d)", i, j, off, MaxSharedOffset)
+			}
 		}
 		for j, h := range r.Pointees {
 			if _, err := hex.DecodeString(h); err != nil {

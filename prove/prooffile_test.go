@@ -125,6 +125,9 @@ func TestProofFileRejectsMalformed(t *testing.T) {
 		{name: "negative arrivals", edit: func(pf *ProofFile) { pf.Product.Edges[1].SrcPath.Arrivals = -1 }, want: "arrivals ≥ 0"},
 		{name: "empty path elsewhere", edit: func(pf *ProofFile) { pf.Product.Edges[2].SrcPath.Arrivals, pf.Product.Edges[2].SrcPath.Mu = 0, 0 }, want: "empty src_path"},
 		{name: "bad definition", edit: func(pf *ProofFile) { pf.Product.Nodes[1].Defined = []string{"rbp"} }, want: "name = term"},
+		{name: "shared offset out of range", edit: func(pf *ProofFile) {
+			pf.Runs = []ExtraRun{{Seed: 64, Args: []Addr{0, 0}, Shared: []int64{0, MaxSharedOffset + 1}}}
+		}, want: "shared offset 1"},
 		{name: "invariant not an S-expression", edit: func(pf *ProofFile) { pf.Product.Nodes[1].Invariants[0] = "(bvult x" }, want: "invariant"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

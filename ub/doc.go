@@ -25,8 +25,9 @@
 //     pointee has a different size, neither a character (tbsa.go).
 //   - NullHypotheses are the null model's: for each prefix of each source
 //     path, the block's accesses through addresses not derived from the
-//     entry rsp lie at or above NullPage (null.go); both engines attach
-//     them where they attach OBVA's.
+//     entry rsp lie at or above NullPage, and a pointer parameter such an
+//     access adds to lies below UserSpaceEnd (null.go); both engines
+//     attach them where they attach OBVA's.
 //   - SanitizerCheck maps the check kind of a clang -fsanitize-trap ud1 to
 //     the model whose undefined behaviour it catches (sio, shift, div); a
 //     source built with those checks gives the loop-free engine premises

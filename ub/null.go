@@ -17,12 +17,41 @@ import "eqc/ir"
 // NullPage is the size of the region at address 0 where no object lies.
 const NullPage = 4096
 
-// NullHypotheses returns the null model's hypotheses for in's paths, by
+// No object lies in the upper half of the address space either: on
+// x86-64 it is the kernel's (user space ends at 2^47, or 2^56 with
+// five-level paging). C's pointer arithmetic stays within an object (or
+// one past its end), so where the source accesses p + e for a pointer
+// parameter p, p points into that access's object: p <u UserSpaceEnd.
+// Without it a pointer near 2^64 lets p + 4n wrap, and a vectorized
+// loop's runtime check that two arrays are apart (s + 4n ≤ d) says
+// nothing: clang's saxpy's vector loop could not be proved to read x
+// past its stores to y.
+const UserSpaceEnd = 1 << 63
+
+// summands are the terms a sums (a itself when it is no sum).
+func summands(b *ir.Builder, a ir.Term) []ir.Term {
+	if b.Op(a) != ir.OpAdd {
+		return []ir.Term{a}
+	}
+	var out []ir.Term
+	for _, x := range b.Args(a) {
+		out = append(out, summands(b, x)...)
+	}
+	return out
+}
+
+// NullHypotheses returns the null model's hypotheses for in's paths (and
+// those of the pointer parameters in.Pointers that the accesses add to),
+// by
 // the prefixes eachBlock takes. in.Taint may be nil
 // (the OBVA model off): then only addresses the entry rsp plus a constant
 // make count as the frame's.
 func NullHypotheses(in OBVAInput) []ir.Term {
 	b := in.B
+	pointer := map[ir.Term]bool{}
+	for _, p := range in.Pointers {
+		pointer[p] = true
+	}
 	return eachBlock(in, func(from, at *ir.Substituter, prefix, next *ir.Edge, merged bool) (ir.Term, bool) {
 		var above []ir.Term
 		seen := map[ir.Term]bool{}
@@ -33,6 +62,12 @@ func NullHypotheses(in OBVAInput) []ir.Term {
 			}
 			seen[a] = true
 			above = append(above, b.Uge(a, b.Const(64, NullPage)))
+			for _, p := range summands(b, a) {
+				if pointer[p] && !seen[p] {
+					seen[p] = true
+					above = append(above, b.Ult(p, b.Const(64, UserSpaceEnd)))
+				}
+			}
 		}
 		if len(above) == 0 {
 			return ir.NoTerm, false

@@ -55,6 +55,9 @@ type OBVAInput struct {
 	// an access through pointer arithmetic on one stays inside it
 	// (objectOf). Nil: no such hypotheses.
 	Objects map[ir.Term]uint64
+	// Pointers are the entry values of the source's pointer parameters
+	// (the null model's UserSpaceEnd hypotheses); nil: none.
+	Pointers []ir.Term
 }
 
 // OBVAHypotheses returns in's hypotheses, path by path up to

@@ -111,6 +111,7 @@ func (pr *Product) nullHypotheses(e *PEdge) []ir.Term {
 	if !ok || !pr.p.UsesNull() {
 		return nil
 	}
+	in.Pointers = pr.p.PointerParams()
 	return ub.NullHypotheses(in)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"slices"
 
 	"eqc/inputs"
 	"eqc/ir"
@@ -27,6 +28,19 @@ import (
 // ExtraRunSeed is the seed of the nth run from a counterexample: past the
 // seeded runs and the held-out ones, so no two runs share a seed.
 func ExtraRunSeed(n int) int { return 64 + n }
+
+// PointerParams are the entry values of the argument registers that carry
+// pointer parameters (strings too) by the source's signature.
+func (p *Pair) PointerParams() []ir.Term {
+	regs, nparams := p.registerParams()
+	var out []ir.Term
+	for i, r := range x86.CalleeArgRegs[:min(nparams, len(x86.CalleeArgRegs))] {
+		if regs[i].Pointer {
+			out = append(out, p.SrcVar(x86.StateGPR0+r))
+		}
+	}
+	return out
+}
 
 // integerParam says whether argument register i carries an integer
 // parameter (not a pointer, not a string) by the source's signature.
@@ -90,11 +104,13 @@ func (p *Pair) RunFromModel(m ir.Env, seed int, runs []*CoRun) (prove.ExtraRun, 
 	if !hasPointee {
 		out.Pointees = nil
 	}
-	if !hasInt && !hasPointee {
+	out.Shared = sharedOffsets(p, m, regs, nparams)
+	shared := out.Shared != nil
+	if !hasInt && !hasPointee && !shared {
 		return prove.ExtraRun{}, false
 	}
 	for _, cr := range runs {
-		same := !hasPointee
+		same := !hasPointee && !shared
 		for i, a := range out.Args {
 			if integerParam(regs, nparams, i) && !sameArg(regs[i], cr.Entry[x86.StateGPR0+x86.CalleeArgRegs[i]].BV().Uint64(), uint64(a)) {
 				same = false
@@ -106,6 +122,44 @@ func (p *Pair) RunFromModel(m ir.Env, seed int, runs []*CoRun) (prove.ExtraRun, 
 		}
 	}
 	return out, true
+}
+
+// sharedOffsets returns where the model's pointer parameters (not
+// strings) lie from the lowest of them, by argument register, when the
+// model sets at least two of them and they all lie within
+// prove.MaxSharedOffset of it (-1 for the others); else nil. A model of a vectorized loop's
+// fallback for overlapping arrays (clang's saxpy enters its scalar loop
+// with n even only from there) has its pointers a few elements apart,
+// which the seeded runs' separate arrays never are.
+func sharedOffsets(p *Pair, m ir.Env, regs []inputs.RegisterParam, nparams int) []int64 {
+	var idx []int
+	var vals []uint64
+	for i, r := range x86.CalleeArgRegs[:min(nparams, len(x86.CalleeArgRegs))] {
+		if !regs[i].Pointer || regs[i].String {
+			continue
+		}
+		v, set := m.VarValue(p.B, p.SrcVar(x86.StateGPR0+r))
+		if !set {
+			continue
+		}
+		idx, vals = append(idx, i), append(vals, v.BV().Uint64())
+	}
+	if len(vals) < 2 {
+		return nil
+	}
+	lo := slices.Min(vals)
+	out := make([]int64, idx[len(idx)-1]+1)
+	for i := range out {
+		out[i] = -1 // an array of its own
+	}
+	for k, i := range idx {
+		off := vals[k] - lo
+		if off > prove.MaxSharedOffset {
+			return nil
+		}
+		out[i] = int64(off)
+	}
+	return out
 }
 
 // sameArg says whether x and y are the same value of parameter r: an

@@ -268,6 +268,9 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 			mem = mem.With(a, x.Pointee(i))
 		case regs[i].Pointer:
 			lo, data := placeArray(env, k, i, arrays, regs[i].Elem, !separate[r], traps)
+			if x != nil && i < len(x.Shared) && x.Shared[i] >= 0 {
+				lo = sharedArrays + uint64(x.Shared[i])
+			}
 			mem = mem.With(lo, data)
 			mem = mem.With(lo+arraySlack, x.Pointee(i))
 			a = lo + arraySlack
@@ -294,7 +297,12 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 // arrayOverlap bytes past the next parameter's: a loop versioned on
 // whether its arrays overlap takes its scalar fallback there, over as
 // many elements as run 6's length gives, which no other run does.
+//
+// A run from a counterexample whose pointers lie close together
+// (prove.ExtraRun.Shared) has them in one array at sharedArrays, as far
+// apart as the model has them.
 const (
+	sharedArrays = 0x6000_0000_0000 + 0x1000
 	arrayBytes   = 1024
 	arraySlack   = 64
 	arrayOverlap = 8

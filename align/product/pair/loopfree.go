@@ -622,7 +622,9 @@ func (p *Pair) loopFreeNull(paths []*ir.Edge, taint *ub.FrameTaint) []ir.Term {
 	}
 	var out []ir.Term
 	for _, e := range paths {
-		out = append(out, ub.NullHypotheses(p.loopFreeInput(e, taint))...)
+		in := p.loopFreeInput(e, taint)
+		in.Pointers = p.PointerParams()
+		out = append(out, ub.NullHypotheses(in)...)
 	}
 	return out
 }
