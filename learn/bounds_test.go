@@ -316,6 +316,7 @@ func TestWeakenStrict(t *testing.T) {
 		{b.Ult(x, y), 8, 7, ir.NoTerm},
 		{b.Slt(x, y), 0x7f, 0x80, ir.NoTerm},
 		{b.Ult(x, b.Const(8, 7)), 7, 7, ir.NoTerm},
+		{b.Ult(b.ZeroExt(x, 56), b.ZeroExt(y, 56)), 7, 7, ir.NoTerm}, // 64 bits: an address's
 	} {
 		env := &ir.MapEnv{Vars: map[ir.Term]ir.Value{x: ir.BVValue(ir.NewBV(8, tc.xv)), y: ir.BVValue(ir.NewBV(8, tc.yv))}}
 		value := func(t ir.Term) (ir.Value, bool) { return env.VarValue(b, t) }
