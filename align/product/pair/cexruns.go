@@ -127,8 +127,8 @@ func (p *Pair) RunFromModel(m ir.Env, seed int, runs []*CoRun) (prove.ExtraRun, 
 // sharedOffsets returns where the model's pointer parameters (not
 // strings) lie from the lowest of them, by argument register, when the
 // model sets at least two of them and they all lie within
-// prove.MaxSharedOffset of it (-1 for the others); else nil. A model of a vectorized loop's
-// fallback for overlapping arrays (clang's saxpy enters its scalar loop
+// prove.MaxSharedOffset of it (-1 for the others); else nil. A model of
+// a vectorized loop's fallback for overlapping arrays (clang's saxpy enters its scalar loop
 // with n even only from there) has its pointers a few elements apart,
 // which the seeded runs' separate arrays never are.
 func sharedOffsets(p *Pair, m ir.Env, regs []inputs.RegisterParam, nparams int) []int64 {
@@ -248,9 +248,9 @@ func TakesNewTargetPath(runs []*CoRun, cr *CoRun) bool {
 // 2^30, with the arrays overlapping), whose run is cut before the
 // function ends or, from the seeded arrays (apart), takes another path.
 // Asked again with the parameters small, the solver mostly finds the same
-// path with a count a short run reaches: first within ±16, then within
-// smallinputs.go's bound. Only the model changes: what the query decides
-// does not.
+// path with a count a short run reaches: first within ±4, then ±16, then
+// smallinputs.go's bound, and off the arguments some run already took.
+// Only the model changes: what the query decides does not.
 
 // SmallModelTiers are the bounds a counterexample's model is asked again
 // under, tightest first.
