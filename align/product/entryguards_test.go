@@ -11,6 +11,7 @@ import (
 	"eqc/align/product/learning"
 	"eqc/align/product/pair"
 	"eqc/ir"
+	"eqc/prove"
 	"eqc/ub"
 	"eqc/x86"
 )
@@ -80,4 +81,17 @@ func buildProductUB(t *testing.T, cc, fn, src, spec string) (*pair.Pair, *produc
 		t.Fatal(reason)
 	}
 	return p, pr
+}
+
+// proveProductUB builds the product as buildProductUB does and proves it
+// under the pair's models, failing the test when it is not equivalent.
+func proveProductUB(t *testing.T, cc, fn, src, spec string) (*pair.Pair, *product.Product, prove.Solver) {
+	t.Helper()
+	p, pr := buildProductUB(t, cc, fn, src, spec)
+	s := aligntest.NewSolver(t)
+	pre, _ := p.ModelPrecondition()
+	if o := pr.Prove(context.Background(), s, pre); o.Verdict != pair.Equivalent {
+		t.Fatalf("%s: %s (%s)", fn, o.Verdict, o.Reason)
+	}
+	return p, pr, s
 }
