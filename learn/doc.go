@@ -7,7 +7,11 @@
 //     (equalities.go, on the exact kernel of kernel.go);
 //   - congruences v ≡ c and v1 − v2 ≡ c modulo a power of two up to 2^12 or
 //     a small odd number, from gcds of differences (congruence.go), and
-//     affine relations that only hold modulo 2^k (from the kernel);
+//     affine relations that only hold modulo 2^k (from the kernel); an
+//     affine relation among three or more variables of one width w < 64
+//     (a reduction's lanes and its sum) is given modulo 2^w only, never
+//     as the 64-bit equality of their zero extensions, which would also
+//     say that the sum does not wrap (equalities.go, sumOfNarrow);
 //   - XOR relations v = v_1 ⊕ … ⊕ v_k ⊕ c among variables of one width and
 //     the 32-bit halves of 64-bit ones, the null space over GF(2) of the
 //     rows' bits (xor.go): a vectorized XOR reduction's lanes;

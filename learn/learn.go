@@ -256,10 +256,15 @@ func Learn(b *ir.Builder, s *Schema, states []State, opt Options) ([]Candidate, 
 	eq := learnEqualities(t, opt)
 	if opt.Kinds.Has(Equality) || opt.Kinds.Has(Congruence) {
 		for _, r := range eq.rels {
+			n, narrow := r.narrowed(t.width[r.subj])
+			if narrow && r.sumOfNarrow(t.width) {
+				add(tm.linear(n)) // in place of r, for either kind
+				continue
+			}
 			if k := r.kind(); opt.Kinds.Has(k) {
 				add(tm.linear(r))
 			}
-			if n, ok := r.narrowed(t.width[r.subj]); ok && opt.Kinds.Has(Congruence) {
+			if narrow && opt.Kinds.Has(Congruence) {
 				add(tm.linear(n))
 			}
 		}

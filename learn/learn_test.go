@@ -249,9 +249,9 @@ func TestEqualitiesNarrow(t *testing.T) {
 
 // TestEqualitiesWrapNarrow: a 32-bit accumulator that equals the sum of
 // four 32-bit lanes on rows where nothing wraps gets a congruence mod 2^32
-// besides the 64-bit equality, the form that survives a wrap; and one
-// whose 64-bit form has a coefficient only the high bits need (2^63·i,
-// i even) loses it mod 2^32.
+// in place of the 64-bit equality (sumOfNarrow), the form that survives a
+// wrap, for equalities alone too; and one whose 64-bit form has a
+// coefficient only the high bits need (2^63·i, i even) loses it mod 2^32.
 func TestEqualitiesWrapNarrow(t *testing.T) {
 	f := newFixture([]string{"x0", "x1", "x2", "x3", "s"}, []uint32{32, 32, 32, 32, 32})
 	rng := rand.New(rand.NewPCG(17, 18))
@@ -275,6 +275,13 @@ func TestEqualitiesWrapNarrow(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no s ≡ x0 + x1 + x2 + x3 (mod 2^32) among %q", descs(cs, Congruence))
+	}
+	if eqs := descs(cs, Equality); len(eqs) != 0 {
+		t.Errorf("64-bit equalities %q of 32-bit lanes and their sum", eqs)
+	}
+	eqs := f.learn(t, Options{Kinds: Kinds(Equality)})
+	if len(eqs) != 1 || eqs[0].Term != want {
+		t.Errorf("equalities alone: %q, want the sum mod 2^32 alone", descs(eqs, Congruence))
 	}
 
 	r := linRel{subj: 1, coef: []uint64{1 << 63, 0, 2}, c0: 1 << 63, mod: 64}

@@ -117,8 +117,12 @@ type HoudiniOptions struct {
 
 // maxRefinements bounds how often HoudiniOptions.Refine adds candidates to
 // one site: each model shrinks the relearned equalities' span by one at
-// least, but each round of new candidates costs queries.
-const maxRefinements = 4
+// least, but each round of new candidates costs queries. A reduction
+// whose runs rarely change some lanes (clang's count of zeros: eight
+// lanes in two registers, zeros only in the small-element run) has a
+// coincidence per lane (lane = 0), which the models break about one at a
+// time; with 4 the lanes' sum was never relearned.
+const maxRefinements = 12
 
 // maxWeakenings bounds how often HoudiniOptions.Weaken replaces one
 // candidate: a bound that each counterexample moves by one (a counter
