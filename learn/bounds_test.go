@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"eqc/ir"
@@ -378,5 +379,49 @@ func TestWeakenBoundSnaps(t *testing.T) {
 		if got, ok := WeakenBound(b, tc.in, value, consts); !ok || got != tc.want {
 			t.Errorf("%s: %s (%v), want %s", tc.name, b.Short(got), ok, b.Short(tc.want))
 		}
+	}
+}
+
+// TestVectorLanesNoOrders: the lanes of a vector register (extracts of a
+// 128-bit term) get no bounds and no orders, while the scalar columns
+// beside them do, and the lanes still sum to the accumulator. The rows
+// are a vectorized count's: four lanes of counts, each at most the
+// counter i, summing to m.
+func TestVectorLanesNoOrders(t *testing.T) {
+	f := foldFixture(32)
+	rng := rand.New(rand.NewPCG(41, 42))
+	var a [4]uint64
+	for k := range 30 {
+		if k > 0 {
+			for j := range a {
+				a[j] += rng.Uint64() % 2
+			}
+		}
+		st := State{Vals: []uint64{uint64(4 * k), a[0] + a[1] + a[2] + a[3], rng.Uint64() % 100}}
+		st.Vals = append(st.Vals, a[:]...)
+		for range 4 {
+			st.Vals = append(st.Vals, rng.Uint64()%7)
+		}
+		f.states = append(f.states, st)
+	}
+	cs := f.learn(t, Options{Kinds: Kinds(Equality, Congruence, Bound, Order)})
+	orders, sum := 0, false
+	for _, c := range cs {
+		switch c.Kind {
+		case Bound, Order:
+			if strings.Contains(c.Desc, "[") {
+				t.Errorf("a vector lane's %s: %s", c.Kind, c.Desc)
+			} else {
+				orders++
+			}
+		case Congruence:
+			sum = sum || c.Desc == "a[3] ≡ m - a[0] - a[1] - a[2] (mod 2^32)"
+		}
+	}
+	if orders == 0 {
+		t.Error("no bounds or orders of the scalar columns")
+	}
+	if !sum {
+		t.Errorf("no sum of a's lanes among %q", descs(cs, Congruence))
 	}
 }

@@ -19,10 +19,10 @@
 //     one or two vector registers (fold.go): a vectorized max, min, AND
 //     or OR reduction's accumulators;
 //   - constant bounds ±v ≤ c, signed and unsigned, and pairwise orders
-//     v1 ≤ v2, v1 < v2 under a budget, none between a narrow and a wide
-//     variable that only the widths order, nor between a small-valued and
-//     an address-valued 64-bit variable that only the magnitudes order
-//     (bounds.go); a bound a
+//     v1 ≤ v2, v1 < v2 under a budget, none of a vector register's lane,
+//     none between a narrow and a wide variable that only the widths
+//     order, nor between a small-valued and an address-valued 64-bit
+//     variable that only the magnitudes order (bounds.go); a bound a
 //     counterexample falsifies is weakened just past it, or on to the
 //     nearest of the programs' condition constants, and a strict order
 //     between two terms it falsifies with them equal becomes non-strict
