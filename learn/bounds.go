@@ -20,9 +20,9 @@ func sext64(v uint64, w uint32) int64 {
 // they hold partial sums, counts and the last elements loaded, whose
 // extremes and mutual orders on the runs are coincidences, and whose
 // true orders (each count's lanes below the counter) no proof has been
-// seen to need; kept, they made most of a node's candidates (144 of 253
+// seen to need; kept, they made most of a node's candidates (160 of 253
 // in clang's count of elements above a threshold, whose check took 79 s
-// with them and 7 s without). What proofs need of lanes is affine,
+// with them and 7 s without, alone). What proofs need of lanes is affine,
 // XOR or fold relations, which they still get.
 func (t *termer) vectorLane(i int) bool {
 	x := t.vars[i].Term
