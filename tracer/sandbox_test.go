@@ -17,6 +17,10 @@ func withLibc(names ...string) LinkOptions {
 	return LinkOptions{Libc: append(slices.Clone(DefaultLibc), names...)}
 }
 
+// siKernel is si_code SI_KERNEL: a signal the kernel raised itself, as for a
+// general protection fault.
+const siKernel = 0x80
+
 func cstr(s string) []byte { return append([]byte(s), 0) }
 
 func wantDenied(t *testing.T, r *Result, names ...string) {
@@ -55,7 +59,15 @@ long i386(void) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantDenied(t, r, "i386:4")
+	// A kernel built or booted without 32-bit emulation (ia32_emulation=0,
+	// the default on some recent kernels) answers int $0x80 with a general
+	// protection fault: SIGSEGV with si_code SI_KERNEL and no address. The
+	// call is not made either way, which is what the sandbox must ensure.
+	if r.Outcome == Fault && r.Signal == syscall.SIGSEGV && r.SigCode == siKernel && r.FaultAddr == 0 {
+		t.Logf("int $0x80: %v (this kernel has no 32-bit system calls)", r)
+	} else {
+		wantDenied(t, r, "i386:4")
+	}
 	if p.Starts() != 1 {
 		t.Errorf("a denied system call restarted the process (%d starts)", p.Starts())
 	}
