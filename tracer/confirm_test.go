@@ -257,9 +257,17 @@ func TestConfirmErrors(t *testing.T) {
 func TestConfirmTimeout(t *testing.T) {
 	src := pairObj(t, "gcc", "l0", "int l(int x) { return x; }\n", "-O0")
 	dst := pairObj(t, "gcc", "l3", "int l(int x) { for (;;) x++; return x; }\n", "-O0")
+	// Linking the two executables is outside the deadline: on a loaded
+	// machine it alone took more than the 1.5 s the runs get, and Confirm
+	// rightly returned the context's error before running anything.
+	cf, err := NewConfirmer(context.Background(), src, "l", dst, "l")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cf.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
-	c, err := Confirm(ctx, src, "l", dst, "l", Input{Args: []uint64{1}})
+	c, err := cf.Confirm(ctx, Input{Args: []uint64{1}})
 	if err != nil {
 		t.Fatal(err)
 	}
