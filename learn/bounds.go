@@ -16,21 +16,25 @@ func sext64(v uint64, w uint32) int64 {
 
 // vectorLane reports whether variable i is a lane of a vector register:
 // an extract of a term wider than a column can be (an xmm register's
-// 32-bit lane). Lanes get no bounds and no orders. In a vectorized loop
-// they hold partial sums, counts and the last elements loaded, whose
-// extremes and mutual orders on the runs are coincidences, and whose
-// true orders (each count's lanes below the counter) no proof has been
-// seen to need; kept, they made most of a node's candidates (160 of 253
-// in clang's count of elements above a threshold, whose check took 79 s
-// with them and 7 s without, alone). What proofs need of lanes is affine,
-// XOR or fold relations, which they still get.
+// 32-bit lane). Lanes get no orders. In a vectorized loop they hold
+// partial sums, counts and the last elements loaded, whose mutual orders
+// on the runs are coincidences, and whose true orders (each count's
+// lanes below the counter) no proof has been seen to need; with orders
+// and bounds, lanes made most of a node's candidates (160 of 253 in
+// clang's count of elements above a threshold, whose check took 79 s
+// with them, 7 s with neither and 10 s with bounds alone). Lanes keep
+// their constant bounds: an induction vector's lanes (i+1, i+2, i+3) are
+// bounded below, and without those facts the conjunctive Houdini query of
+// gcc's vectorized dsum ran to its timeout twice (8 s → 230 s). What
+// proofs need most of lanes is affine, XOR or fold relations, which
+// they get.
 func (t *termer) vectorLane(i int) bool {
 	x := t.vars[i].Term
 	return t.b.Op(x) == ir.OpExtract && t.b.Width(t.b.Arg(x, 0)) > 64
 }
 
 // bounds returns, for every non-constant variable that is not an exact
-// copy of an earlier one and not a vector lane, the strongest constant bounds the data allows:
+// copy of an earlier one, the strongest constant bounds the data allows:
 // unsigned minimum and maximum, signed minimum and maximum, each as its
 // own candidate and only when it says something (a maximum below the
 // width's largest value, …).
@@ -38,7 +42,7 @@ func bounds(tm *termer, t *table, e eqResult) []Candidate {
 	b := tm.b
 	var out []Candidate
 	for i := 0; i < t.n; i++ {
-		if e.rep[i] < 0 || (e.rep[i] != i && e.off[i] == 0) || tm.vectorLane(i) {
+		if e.rep[i] < 0 || (e.rep[i] != i && e.off[i] == 0) {
 			continue
 		}
 		w := t.width[i]
