@@ -16,33 +16,44 @@ func sext64(v uint64, w uint32) int64 {
 
 // vectorLane reports whether variable i is a lane of a vector register:
 // an extract of a term wider than a column can be (an xmm register's
-// 32-bit lane). Lanes get no orders. In a vectorized loop they hold
-// partial sums, counts and the last elements loaded, whose mutual orders
-// on the runs are coincidences, and whose true orders (each count's
-// lanes below the counter) no proof has been seen to need; with orders
-// and bounds, lanes made most of a node's candidates (160 of 253 in
-// clang's count of elements above a threshold, whose check took 79 s
-// with them, 7 s with neither and 10 s with bounds alone). Lanes keep
-// their constant bounds: an induction vector's lanes (i+1, i+2, i+3) are
-// bounded below, and without those facts the conjunctive Houdini query of
-// gcc's vectorized dsum ran to its timeout twice (8 s → 230 s). What
-// proofs need most of lanes is affine, XOR or fold relations, which
-// they get.
+// 32-bit lane). Lanes get no orders, and bounds only when an offset ties
+// them to a variable that is no lane. In a vectorized loop they hold
+// partial sums, counts and the last elements loaded, whose extremes and
+// mutual orders on the runs are coincidences, and whose true orders (each
+// count's lanes below the counter) no proof has been seen to need; with
+// orders and bounds, lanes made most of a node's candidates (160 of 253
+// in clang's count of elements above a threshold, whose check took 79 s
+// with them and 7 s without). An induction vector's lanes (i+1, i+2,
+// i+3) keep their bounds: without them the conjunctive Houdini query of
+// gcc's vectorized dsum ran to its timeout twice (8 s → 230 s; 41 to
+// 53 s with them), and with every lane's bounds clang's count of zeros
+// timed out instead. What proofs need most of lanes is affine, XOR or
+// fold relations, which they get.
 func (t *termer) vectorLane(i int) bool {
 	x := t.vars[i].Term
 	return t.b.Op(x) == ir.OpExtract && t.b.Width(t.b.Arg(x, 0)) > 64
 }
 
 // bounds returns, for every non-constant variable that is not an exact
-// copy of an earlier one, the strongest constant bounds the data allows:
+// copy of an earlier one, nor a vector lane an offset does not tie to
+// another variable, the strongest constant bounds the data allows:
 // unsigned minimum and maximum, signed minimum and maximum, each as its
 // own candidate and only when it says something (a maximum below the
 // width's largest value, …).
 func bounds(tm *termer, t *table, e eqResult) []Candidate {
 	b := tm.b
 	var out []Candidate
+	scalarClass := map[int]bool{} // offset classes with a variable that is no lane
+	for i := 0; i < t.n; i++ {
+		if e.rep[i] >= 0 && !tm.vectorLane(i) {
+			scalarClass[e.rep[i]] = true
+		}
+	}
 	for i := 0; i < t.n; i++ {
 		if e.rep[i] < 0 || (e.rep[i] != i && e.off[i] == 0) {
+			continue
+		}
+		if tm.vectorLane(i) && !scalarClass[e.rep[i]] {
 			continue
 		}
 		w := t.width[i]

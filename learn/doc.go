@@ -19,8 +19,9 @@
 //     one or two vector registers (fold.go): a vectorized max, min, AND
 //     or OR reduction's accumulators;
 //   - constant bounds ±v ≤ c, signed and unsigned, and pairwise orders
-//     v1 ≤ v2, v1 < v2 under a budget, none of a vector register's lanes,
-//     none between a narrow and a wide variable that only the widths
+//     v1 ≤ v2, v1 < v2 under a budget, no orders of a vector register's
+//     lanes and bounds only of those an offset ties to a scalar,
+//     no orders between a narrow and a wide variable that only the widths
 //     order, nor between a small-valued and an address-valued 64-bit
 //     variable that only the magnitudes order (bounds.go); a bound a
 //     counterexample falsifies is weakened just past it, or on to the
