@@ -35,8 +35,8 @@ func (t *termer) vectorLane(i int) bool {
 }
 
 // bounds returns, for every non-constant variable that is not an exact
-// copy of an earlier one, nor a vector lane an offset does not tie to
-// another variable, the strongest constant bounds the data allows:
+// copy of an earlier one, nor a vector lane whose offset class holds no
+// variable that is not a lane, the strongest constant bounds the data allows:
 // unsigned minimum and maximum, signed minimum and maximum, each as its
 // own candidate and only when it says something (a maximum below the
 // width's largest value, …).
