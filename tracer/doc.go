@@ -90,7 +90,8 @@
 // the tracer intercepts (suppressed, never delivered) and reports as
 // SyscallDenied with the number and name (si_syscall; "i386:N" for int
 // $0x80, or a SIGSEGV Fault where the kernel has no 32-bit emulation and
-// refuses int $0x80 before the filter). RET_TRAP is used rather than RET_TRACE because its safety does not
+// refuses int $0x80 before the filter). RET_TRAP is used rather than
+// RET_TRACE because its safety does not
 // depend on the tracer: no tracer bug or crash can let a call through (with
 // RET_TRACE a PTRACE_CONT from the seccomp stop would run the call). The
 // process is also traced with PTRACE_O_EXITKILL (it dies with the tracer),
