@@ -66,7 +66,9 @@
 //     s ≥ d dimensions some affine relation always passes: the entry
 //     registers of five runs). The others are rewritten, within the
 //     kernel, not to name those relations' lowest-indexed variables
-//     (equalities.go, coincidental and withoutChance).
+//     (equalities.go, coincidental and withoutChance). Options.SmallCoefficients
+//     reports only relations whose coefficients have odd parts at most
+//     2^16, for a table a solver's counterexample has grown (oddPartLarge).
 //   - Output is deterministic for given states and Options (sampling uses
 //     a seeded generator), has no duplicate terms and no x = x.
 //   - Equalities are solved for the highest-indexed variable with an odd

@@ -198,7 +198,7 @@ func kernelRels(t *table, kept []int, opt Options, e *eqResult) []linRel {
 	}
 	var out []linRel
 	for _, v := range plain {
-		if r, ok := relFromVector(v); ok && !coincidental(t, r) && !slices.ContainsFunc(out, r.equal) {
+		if r, ok := relFromVector(v); ok && !coincidental(t, r) && !(opt.SmallCoefficients && oddPartLarge(r)) && !slices.ContainsFunc(out, r.equal) {
 			out = append(out, r)
 		}
 	}
@@ -269,6 +269,27 @@ func withoutChance(t *table, plain, chance [][]uint64) [][]uint64 {
 // maxPlainCoef bounds the coefficients of a relation that fewer rows than
 // its variables can still support (coincidental).
 const maxPlainCoef = 1 << 16
+
+// oddPartLarge reports whether a coefficient of r is 2^k times an odd
+// number m with |m| > maxPlainCoef, reading m in the 64−k (or r.mod−k)
+// bits that matter (Options.SmallCoefficients). Power-of-two coefficients
+// stay small: 2^63·i says something about i's parity, and costs the
+// solver a shift, not a multiplier.
+func oddPartLarge(r linRel) bool {
+	for _, c := range r.coef {
+		c &= mask(r.mod)
+		if c == 0 {
+			continue
+		}
+		k := uint(bits.TrailingZeros64(c))
+		w := r.mod - k
+		m := c >> k
+		if min(m, -m&mask(w)) > maxPlainCoef {
+			return true
+		}
+	}
+	return false
+}
 
 // coincidental reports whether relation r fits t's rows by coincidence:
 // its support (the variables it names, its subject among them) is at

@@ -129,6 +129,16 @@ type Options struct {
 	// MaxRegionBytes is the largest region a memory candidate may exclude
 	// (default 4096); beyond it no memory candidate is made.
 	MaxRegionBytes int64
+	// SmallCoefficients keeps only the affine equalities whose every
+	// coefficient is a power of two times an odd number at most
+	// 2^16 in magnitude (equalities.go, oddPartLarge). For a table grown by
+	// a counterexample's row (Counter §3.5): the row breaks a true
+	// relation R, and R + w, with w a relation of the entry's columns that
+	// vanishes on the runs and makes up R's error on the row, is in the
+	// grown table's kernel with coefficients that look random. What the
+	// row should teach is the true relations alone, which the code
+	// computes with small coefficients.
+	SmallCoefficients bool
 }
 
 func (o Options) withDefaults() Options {

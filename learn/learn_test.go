@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"eqc/ir"
 )
@@ -485,6 +486,57 @@ func TestEqualitiesCoincidental(t *testing.T) {
 			if strings.Count(d, "·")+strings.Count(d, "+")+strings.Count(d, "−") > 2 {
 				t.Fatalf("seed %d: coincidental relation %q among %q", seed, d, eqs)
 			}
+		}
+	}
+}
+
+// TestEqualitiesSmallCoefficients plants what a Houdini counterexample
+// adds to a loop node's table (Options.SmallCoefficients): runs whose entry
+// columns are constant within a run, a loop relation s = 3·i + 4·l − 3,
+// and one row, the model's, where the entry columns take new values and
+// s is off by 5. The grown table's kernel holds s = 3·i + 4·l + w(e) for
+// a w that vanishes on the runs and is 2 on the model's row; with the
+// option it must not be proposed, while the small relations that hold on
+// every row (p = 4·i + base, base the same in every run) still are.
+func TestEqualitiesSmallCoefficients(t *testing.T) {
+	names := []string{"e0", "e1", "e2", "e3", "base", "i", "l", "p", "s"}
+	for seed := uint64(0); seed < 10; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		f := newFixture(names, nil)
+		base := rng.Uint64() &^ 3
+		for run := 0; run < 3; run++ {
+			var e [4]uint64
+			for j := range e {
+				e[j] = rng.Uint64()
+			}
+			for i := uint64(0); i < 4+uint64(run)*3; i++ {
+				l := rng.Uint64() & 0xffff
+				f.states = append(f.states, State{Vals: []uint64{e[0], e[1], e[2], e[3], base, i, l, base + 4*i, 3*i + 4*l - 3}})
+			}
+		}
+		i, l := uint64(17), uint64(5)
+		f.states = append(f.states, State{Vals: []uint64{rng.Uint64(), rng.Uint64(), rng.Uint64(), rng.Uint64(), base, i, l, base + 4*i, 3*i + 4*l - 3 + 5}})
+		mixed := func(eqs []string) bool {
+			for _, d := range eqs {
+				words := strings.FieldsFunc(d, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+				if slices.Contains(words, "s") && slices.ContainsFunc(words, func(w string) bool { return len(w) == 2 && w[0] == 'e' }) {
+					return true
+				}
+			}
+			return false
+		}
+		plain := descs(f.learn(t, Options{Seed: seed, Kinds: Kinds(Equality)}), Equality)
+		if !mixed(plain) {
+			t.Fatalf("seed %d: without the option no relation mixes s with the entry columns (%q): the test plants nothing", seed, plain)
+		}
+		cs := f.learn(t, Options{Seed: seed, Kinds: Kinds(Equality), SmallCoefficients: true})
+		f.holdsEverywhere(t, cs)
+		eqs := descs(cs, Equality)
+		if mixed(eqs) {
+			t.Fatalf("seed %d: a relation of s fitted to the model's row: %q", seed, eqs)
+		}
+		if !slices.ContainsFunc(eqs, func(d string) bool { return strings.HasPrefix(d, "p = 4·i ") }) {
+			t.Fatalf("seed %d: p = 4·i + base missing from %q", seed, eqs)
 		}
 	}
 }

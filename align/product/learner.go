@@ -51,7 +51,10 @@ type WeakenFunc func(b *ir.Builder, cand ir.Term, value func(ir.Term) (ir.Value,
 type Learning struct {
 	Candidates CandidateFunc
 	Equalities EqualityFunc
-	Weaken     WeakenFunc
+	// Relearn learns the equalities of a node's table after a Houdini
+	// counterexample's row joined it (refine.go); nil: Equalities.
+	Relearn EqualityFunc
+	Weaken  WeakenFunc
 }
 
 // rows evaluates the columns value on each sample.

@@ -13,7 +13,12 @@ import "eqc/ir"
 // coincidences into the true relations — a relation of the remainder's
 // index to the source's counter that also names &a and rsp, which the
 // first model breaks. The model's row leaves the coincidences out of the
-// span, and what is relearned holds the true relation alone.
+// span, and what is relearned holds the true relation alone. The row also
+// puts into the span the relation it breaks plus a relation of the entry's
+// columns that vanishes on the runs and makes up the error on the row;
+// such a candidate has coefficients that look random and costs Houdini
+// seconds of bit-blasted multiplication, so Learning.Relearn keeps small
+// coefficients only (learning.Relearn).
 
 // refine adds the state value describes to n's table and returns the
 // table's affine equalities that mention n's own variables; nil when n
@@ -31,7 +36,11 @@ func (pr *Product) refine(n *PNode, value func(ir.Term) (ir.Value, bool)) []ir.T
 		row[i] = v.BV().Uint64()
 	}
 	n.table.rows = append(n.table.rows, row)
-	eqs, err := pr.learning.Equalities(pr.p.B, n.table.cols, n.table.rows)
+	relearn := pr.learning.Relearn
+	if relearn == nil {
+		relearn = pr.learning.Equalities
+	}
+	eqs, err := relearn(pr.p.B, n.table.cols, n.table.rows)
 	if err != nil {
 		return nil
 	}
