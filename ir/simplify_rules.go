@@ -118,7 +118,8 @@ var ruleSet = map[Op][]Rule{
 		{"x&~0", rightIs(BV.IsOnes, returnArg0)},
 		{"x&x", sameArgs(returnArg0)},
 		{"x&~x", bvComplementary(returnZero)},
-		{"x&mask", andMask}, // x & ite(c, ~0, 0) → ite(c, x, 0), and the reverse
+		{"x&mask", andMask},         // x & ite(c, ~0, 0) → ite(c, x, 0), and the reverse
+		{"ite-lift", bitwiseOfItes}, // ite(c, a1, b1) & ite(c, a2, b2) → ite(c, a1 & a2, b1 & b2)
 		{"(x&c1)&c2", reassocConst},
 		{"commute", commute},
 	},
@@ -128,6 +129,7 @@ var ruleSet = map[Op][]Rule{
 		{"x|~0", rightIs(BV.IsOnes, returnArg1)},
 		{"x|x", sameArgs(returnArg0)},
 		{"x|~x", bvComplementary(returnOnes)},
+		{"ite-lift", bitwiseOfItes}, // ite(c, a, 0) | ite(c, 0, b) → ite(c, a, b): a blend (pand, pandn, por)
 		{"(x|c1)|c2", reassocConst},
 		{"commute", commute},
 	},
@@ -136,12 +138,15 @@ var ruleSet = map[Op][]Rule{
 		{"x^0", rightIs(BV.IsZero, returnArg0)},
 		{"x^x", sameArgs(returnZero)},
 		{"x^~0", xorOnes}, // → ~x
+		{"ite-lift", bitwiseOfItes},
 		{"(x^c1)^c2", reassocConst},
 		{"commute", commute},
 	},
 	OpBVNot: {
 		{"fold", fold},
 		{"not-not", unaryInvolution}, // ~~x → x
+		{"of-concat", notOfConcat},   // ~(x ++ y) → ~x ++ ~y: a lane mask's complement (pandn) stays lane by lane
+		{"of-ite", notOfConstIte},    // ~ite(c, c1, c2) → ite(c, ~c1, ~c2)
 	},
 	OpShl: {
 		{"fold", fold},
@@ -178,6 +183,7 @@ var ruleSet = map[Op][]Rule{
 		{"adjacent-extracts", concatAdjacentExtracts}, // x[h:m+1] ++ x[m:l] → x[h:l]
 		{"adjacent-selects", concatAdjacentSelects},   // sel(M,a+k,n) ++ sel(M,a,k) → sel(M,a,k+n)
 		{"zero-high", concatZeroHigh},                 // 0 ++ x → zext(x)
+		{"split-extract", concatSplitExtract},         // x[h:k] ++ y → x[h:0] when x[k−1:0] simplifies to y
 	},
 	OpExtract: {
 		{"fold", fold},
@@ -185,7 +191,8 @@ var ruleSet = map[Op][]Rule{
 		{"of-extract", extractOfExtract}, // x[h:l][h2:l2] → x[h2+l:l2+l]
 		{"of-concat", extractOfConcat},   // a range inside one side of a concat; across the seam, the concat of both sides' pieces
 		{"of-zext", extractOfZeroExt},    // inside x → x[h:l]; inside the zeros → 0
-		{"of-sext", extractOfSignExt},    // inside x → x[h:l]
+		{"of-sext", extractOfSignExt},    // inside x → x[h:l]; x[h:0] past x's sign → sext(x) to h+1 bits
+		{"of-arith", extractOfArith},     // (x op y)[h:0] → x[h:0] op y[h:0] for +, −, · of extracts, extensions, constants
 		{"of-select", extractOfSelect},   // whole bytes of a read → a narrower read
 		{"of-bitwise", extractOfBitwise}, // (x op y)[h:l] → x[h:l] op y[h:l] when a side is a concat or constant
 	},
@@ -681,6 +688,38 @@ func andMask(s *Simplifier, t Term) Term {
 	return NoTerm
 }
 
+// bitwiseOfItes applies a bitwise op arm by arm to two choices on one
+// condition. SSE2 has no blend: gcc selects lanes with a compare's mask
+// m as (m & a) | (~m & b), which the lane rules turn into
+// ite(c, a, 0) | ite(c, 0, b), and this into ite(c, a, b), the max or
+// min the source computes with a branch.
+func bitwiseOfItes(s *Simplifier, t Term) Term {
+	x, y := s.args2(t)
+	b := s.b
+	if b.Op(x) != OpIte || b.Op(y) != OpIte || b.Arg(x, 0) != b.Arg(y, 0) {
+		return NoTerm
+	}
+	op := b.Op(t)
+	return s.raw(OpIte, 0, 0, b.Arg(x, 0), s.mk(op, 0, 0, b.Arg(x, 1), b.Arg(y, 1)), s.mk(op, 0, 0, b.Arg(x, 2), b.Arg(y, 2)))
+}
+
+func notOfConcat(s *Simplifier, t Term) Term {
+	x := s.b.Arg(t, 0)
+	if s.b.Op(x) != OpConcat {
+		return NoTerm
+	}
+	hi, lo := s.args2(x)
+	return s.raw(OpConcat, 0, 0, s.mk(OpBVNot, 0, 0, hi), s.mk(OpBVNot, 0, 0, lo))
+}
+
+func notOfConstIte(s *Simplifier, t Term) Term {
+	x := s.b.Arg(t, 0)
+	if s.b.Op(x) != OpIte || !s.isConstBV(s.b.Arg(x, 1)) || !s.isConstBV(s.b.Arg(x, 2)) {
+		return NoTerm
+	}
+	return s.raw(OpIte, 0, 0, s.b.Arg(x, 0), s.mk(OpBVNot, 0, 0, s.b.Arg(x, 1)), s.mk(OpBVNot, 0, 0, s.b.Arg(x, 2)))
+}
+
 // Arithmetic and bitwise rules.
 
 func subConst(s *Simplifier, t Term) Term {
@@ -760,6 +799,28 @@ func concatAdjacentExtracts(s *Simplifier, t Term) Term {
 		return NoTerm
 	}
 	return s.raw(OpExtract, h1, l2, b.Arg(hi, 0))
+}
+
+// concatSplitExtract joins a value's high bits to a term its low bits
+// simplify to: x[h:k] ++ y → x[h:0] when x[k−1:0] is y in normal form.
+// With extractOfArith the low half of a product is a narrow product, so
+// the halves pmulhw and pmullw give, (sext(a)·sext(b))[31:16] ++ a·b,
+// are the 32-bit product again.
+func concatSplitExtract(s *Simplifier, t Term) Term {
+	hi, lo := s.args2(t)
+	b := s.b
+	if b.Op(hi) != OpExtract || b.Op(lo) == OpExtract {
+		return NoTerm
+	}
+	h, k := b.Params(hi)
+	if k == 0 || k != b.Width(lo) {
+		return NoTerm
+	}
+	x := b.Arg(hi, 0)
+	if s.mk(OpExtract, k-1, 0, x) != lo {
+		return NoTerm
+	}
+	return s.raw(OpExtract, h, 0, x)
 }
 
 func concatAdjacentSelects(s *Simplifier, t Term) Term {
@@ -915,10 +976,45 @@ func extractOfSignExt(s *Simplifier, t Term) Term {
 		return NoTerm
 	}
 	inner := s.b.Arg(x, 0)
-	if hi, lo := s.b.Params(t); hi < s.b.Width(inner) {
+	hi, lo := s.b.Params(t)
+	if w := s.b.Width(inner); hi < w {
 		return s.raw(OpExtract, hi, lo, inner)
+	} else if lo == 0 {
+		return s.raw(OpSignExt, hi+1-w, 0, inner)
 	}
 	return NoTerm
+}
+
+// extractOfArith narrows an addition, subtraction or multiplication to
+// the low bits extracted from it: bits h..0 of x op y depend on bits h..0
+// of x and y only. It applies when both operands narrow to terms no wider
+// than they are (constants, extracts, extensions), so that the 32-bit
+// product gcc -O0 computes as the low half of imul's 64-bit one,
+// (sext(a)·sext(b))[31:0], and the one -O3 builds from pmullw and pmulhw
+// become the same term, and the solver bit-blasts one narrow multiplier
+// instead of proving two wide ones equal.
+func extractOfArith(s *Simplifier, t Term) Term {
+	x := s.b.Arg(t, 0)
+	op := s.b.Op(x)
+	if op != OpAdd && op != OpSub && op != OpMul {
+		return NoTerm
+	}
+	hi, lo := s.b.Params(t)
+	if lo != 0 {
+		return NoTerm
+	}
+	p, q := s.args2(x)
+	narrows := func(u Term) bool {
+		switch s.b.Op(u) {
+		case OpConst, OpExtract, OpZeroExt, OpSignExt:
+			return true
+		}
+		return false
+	}
+	if !narrows(p) || !narrows(q) {
+		return NoTerm
+	}
+	return s.raw(op, 0, 0, s.mk(OpExtract, hi, 0, p), s.mk(OpExtract, hi, 0, q))
 }
 
 // extractOfSelect narrows a read to the bytes extracted from it: little-

@@ -365,6 +365,20 @@ func TestSimplifyRuleExamples(t *testing.T) {
 		// A lane of a bitwise op over lanes is the op on the lane.
 		{b.Extract(b.BVAnd(x128, b.Concat(b.ZeroExt(x8, 56), b.Concat(b.ZeroExt(y8, 48), b.Const(8, 1)))), 71, 64), b.BVAnd(b.Extract(x128, 71, 64), x8)},
 		{b.Extract(b.BVXor(x128, c(128, 0xf0)), 7, 4), b.BVNot(b.Extract(x128, 7, 4))},
+		// The low bits of a sum or product are those of the operands'
+		// low bits; a sign extension cut past the sign is a shorter one.
+		{b.Extract(b.SignExt(x8, 100), 15, 0), b.SignExt(x8, 8)},
+		{b.Extract(b.Mul(b.SignExt(x8, 56), b.SignExt(y8, 56)), 15, 0), b.Mul(b.SignExt(x8, 8), b.SignExt(y8, 8))},
+		{b.Extract(b.Add(b.ZeroExt(x8, 8), c(16, 0x1ff)), 7, 0), b.Add(x8, c(8, 0xff))},
+		{b.Extract(b.Sub(b.Extract(x128, 31, 0), b.ZeroExt(y8, 24)), 7, 0), b.Sub(b.Extract(x128, 7, 0), y8)},
+		{b.Extract(b.Mul(x128, c(128, 3)), 7, 0), b.Extract(b.Mul(x128, c(128, 3)), 7, 0)}, // x128 does not narrow
+		// SSE2's blend (m & a) | (~m & b) of a compare's lane masks is a choice.
+		{b.BVNot(b.Concat(x8, b.Ite(p, c(8, 0xff), c(8, 0)))), b.Concat(b.BVNot(x8), b.Ite(p, c(8, 0), c(8, 0xff)))},
+		{b.BVOr(b.BVAnd(b.Ite(p, c(8, 0xff), c(8, 0)), x8), b.BVAnd(b.BVNot(b.Ite(p, c(8, 0xff), c(8, 0))), y8)), b.Ite(p, x8, y8)},
+		{b.Extract(b.BVOr(b.BVAnd(x128, b.Concat(b.Ite(p, c(64, 0), b.ConstBV(ir.OnesBV(64))), c(64, 0))), b.BVAnd(b.BVNot(b.Concat(b.Ite(p, c(64, 0), b.ConstBV(ir.OnesBV(64))), c(64, 0))), b.ZeroExt(y8, 120))), 127, 64), b.Ite(p, c(64, 0), b.Extract(x128, 127, 64))},
+		{b.BVXor(b.Ite(p, x8, c(8, 1)), b.Ite(p, y8, c(8, 1))), b.Ite(p, b.BVXor(x8, y8), c(8, 0))},
+		// pmulhw's high half and pmullw's low half are the whole product.
+		{b.Concat(b.Extract(b.Mul(b.SignExt(x8, 8), b.SignExt(y8, 8)), 15, 8), b.Mul(x8, y8)), b.Mul(b.SignExt(x8, 8), b.SignExt(y8, 8))},
 	}
 	mk := func(op ir.Op, p0 uint32, args ...ir.Term) ir.Term {
 		t, err := b.Make(op, args, p0, 0)
