@@ -47,12 +47,13 @@ type WeakenFunc func(b *ir.Builder, cand ir.Term, value func(ir.Term) (ir.Value,
 // Any may be nil: with no Candidates the nodes get none (the proof
 // checker takes the invariants from the proof), with no Equalities the
 // only pins proposed are constants and globals plus constants (pin.go),
+// with no Relearn Houdini learns no equalities from its models' states,
 // with no Weaken Houdini drops every candidate a counterexample falsifies.
 type Learning struct {
 	Candidates CandidateFunc
 	Equalities EqualityFunc
 	// Relearn learns the equalities of a node's table after a Houdini
-	// counterexample's row joined it (refine.go); nil: Equalities.
+	// counterexample's row joined it (refine.go); nil: no relearning.
 	Relearn EqualityFunc
 	Weaken  WeakenFunc
 }

@@ -21,10 +21,11 @@ import "eqc/ir"
 // coefficients only (learning.Relearn).
 
 // refine adds the state value describes to n's table and returns the
-// table's affine equalities that mention n's own variables; nil when n
-// has no table, or a column has no value in the model.
+// table's affine equalities that mention n's own variables; nil when the
+// Learning has no Relearn, n has no table, or a column has no value in
+// the model.
 func (pr *Product) refine(n *PNode, value func(ir.Term) (ir.Value, bool)) []ir.Term {
-	if pr.learning.Equalities == nil || len(n.table.cols) == 0 {
+	if pr.learning.Relearn == nil || len(n.table.cols) == 0 {
 		return nil
 	}
 	row := make([]uint64, len(n.table.cols))
@@ -36,11 +37,7 @@ func (pr *Product) refine(n *PNode, value func(ir.Term) (ir.Value, bool)) []ir.T
 		row[i] = v.BV().Uint64()
 	}
 	n.table.rows = append(n.table.rows, row)
-	relearn := pr.learning.Relearn
-	if relearn == nil {
-		relearn = pr.learning.Equalities
-	}
-	eqs, err := relearn(pr.p.B, n.table.cols, n.table.rows)
+	eqs, err := pr.learning.Relearn(pr.p.B, n.table.cols, n.table.rows)
 	if err != nil {
 		return nil
 	}
