@@ -89,7 +89,7 @@ spec: build
 # (TIMEOUT= as for tsvc; SAMPLE= functions per program with spec).
 ABLATION_SUITE ?= corpus
 ablation: build
-	bin/eqc sweep --suite $(ABLATION_SUITE) --opt O2 --ub all --ub all,-sio --ub all,-tbsa --ub all,-obva --ub none \
+	bin/eqc sweep --suite $(ABLATION_SUITE) --opt O2 --ub all --ub all,-sio --ub all,-tbsa --ub all,-obva --ub all,-restrict --ub none \
 	  --timeout $${TIMEOUT:-60s} $${SAMPLE:+--sample $$SAMPLE} --out results/ablation; \
 	bin/eqc report results/ablation
 

@@ -355,6 +355,10 @@ func confirm(ctx context.Context, req Request, models ub.Set, p *pair.Pair, cex 
 		res.Reason += "; not confirmed: the input breaks the model: " + why
 		return nil
 	}
+	if why := overlappingRestrict(p, in.Args); why != "" && models.Has(ub.Restrict) {
+		res.Reason += "; not confirmed: the input breaks the model: " + why
+		return nil
+	}
 	cf, err := tracer.NewConfirmer(ctx, req.SrcPath, req.SrcFunc, req.DstPath, req.DstFunc)
 	var c *tracer.Confirmation
 	if err == nil {
@@ -417,6 +421,14 @@ func reportDifference(ctx context.Context, req Request, models ub.Set, p *pair.P
 	if nanPayloadOnly(p, in, c) {
 		res.Verdict = Unknown
 		res.Reason = "nan-payload: the runs differ only in which NaN a floating-point result holds (two NaN operands of an addition or multiplication the compiler swapped); C leaves NaN payloads unspecified"
+		return
+	}
+	// The UB monitor does not follow restrict pointers: an input that
+	// points one near another pointer argument is left unconfirmed
+	// (overlappingRestrict), whichever search found it.
+	if why := overlappingRestrict(p, in.Args); why != "" && models.Has(ub.Restrict) {
+		res.Verdict = Unknown
+		res.Reason = "difference on an input the model excludes: " + why
 		return
 	}
 	// A monitored run of the source already found no UB of these models

@@ -59,3 +59,30 @@ func tbsaApart(t, u x86.Type) bool {
 	ptr := func(k x86.TypeKind) bool { return k == x86.KindPointer }
 	return t.PointeeSize != u.PointeeSize || float(t.PointeeKind) != float(u.PointeeKind) || ptr(t.PointeeKind) != ptr(u.PointeeKind)
 }
+
+// overlappingRestrict names a restrict-qualified pointer argument of args
+// (by argument register) and another pointer argument that point closer
+// than tbsaReach bytes; "" when there are none. Under the restrict model
+// such an input is no counterexample: where the function writes through
+// one of them, the source's run may have the undefined behaviour the
+// model excludes, and gcc and clang vectorize such loops with no overlap
+// check.
+func overlappingRestrict(p *pair.Pair, args []uint64) string {
+	var ptrs []inputs.Param
+	for _, pm := range signature(p).Params {
+		if pm.Kind == inputs.Pointer && pm.Reg < len(args) {
+			ptrs = append(ptrs, pm)
+		}
+	}
+	for i, a := range ptrs {
+		for _, b := range ptrs[i+1:] {
+			if !a.Type.Restrict && !b.Type.Restrict {
+				continue
+			}
+			if d := args[a.Reg] - args[b.Reg]; d < tbsaReach || -d < tbsaReach {
+				return fmt.Sprintf("restrict: %s (%s) and %s (%s) point %d bytes apart, and a restrict pointer's object is reached through no other", a.Name, a.Type.Name, b.Name, b.Type.Name, int64(args[a.Reg]-args[b.Reg]))
+			}
+		}
+	}
+	return ""
+}

@@ -25,7 +25,7 @@ func TestUBNeeds(t *testing.T) {
 	got := UBNeeds(rows)
 	want := []struct{ fn, with, without, needs string }{
 		{"f", "all", "all,-obva", "obva"},
-		{"f", "all,-sio", "none", "tbsa,obva,shift,div,null,align,nan"},
+		{"f", "all,-sio", "none", "tbsa,obva,shift,div,null,align,nan,restrict"},
 		{"k", "sio+tbsa", "sio", "tbsa"},
 		{"m", "all", "all,-obva", "obva"},
 	}

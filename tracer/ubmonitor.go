@@ -55,7 +55,8 @@ import (
 // from a 64-bit variable before the shift (-O0 code moves a long count into
 // ecx), accesses out of bounds of a heap buffer (generated inputs place
 // each buffer at its own address, but the model's bounds are not checked),
-// and TBSA, which has no run-time check.
+// and TBSA and restrict, which have no run-time check (align checks the
+// arguments of a counterexample against them: align/tbsa.go).
 
 // UBEvent is one executed source instruction that may have undefined
 // behaviour under the models in Models.

@@ -23,6 +23,11 @@
 //     (its entry value or its reload from the frame, plus integer offsets)
 //     at its pointee's size miss the path's accesses through another whose
 //     pointee has a different size, neither a character (tbsa.go).
+//   - RestrictHypotheses are the restrict model's: for each prefix of
+//     each source path, the block's accesses through a restrict pointer
+//     parameter miss the path's accesses through another pointer
+//     parameter where one of the two writes (restrict.go); the walk over
+//     prefixes and the "through p" reading are tbsa's (paramaccess.go).
 //   - NullHypotheses are the null model's: for each prefix of each source
 //     path, the block's accesses through addresses not derived from the
 //     entry rsp lie at or above NullPage, and a pointer parameter such an

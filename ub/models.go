@@ -11,13 +11,17 @@ type Model uint8
 
 // The models, in the order --ub lists them: signed integer overflow,
 // type-based strict aliasing, out-of-bounds variable access, shift
-// amounts, division by zero, null dereference, misaligned access, and
-// NaN payloads. The last is no undefined behaviour but an unspecified
-// value: which NaN an addition or multiplication of two NaNs returns
-// (C leaves a NaN's payload unspecified; SSE returns the first operand's,
-// so a compiler that commutes the operands, as gcc and clang do, changes
-// it). Under it the lifter makes those operations commutative functions
-// of their operands (x86.TFGOptions.AnyNaN).
+// amounts, division by zero, null dereference, misaligned access, NaN
+// payloads, and restrict-qualified pointer parameters. NaN is no undefined
+// behaviour but an unspecified value: which NaN an addition or
+// multiplication of two NaNs returns (C leaves a NaN's payload
+// unspecified; SSE returns the first operand's, so a compiler that
+// commutes the operands, as gcc and clang do, changes it). Under it the
+// lifter makes those operations commutative functions of their operands
+// (x86.TFGOptions.AnyNaN). Restrict (C11 6.7.3.1) came last, so the
+// numbering of the others stayed as it was: an object a restrict pointer
+// parameter reaches and that is modified is reached through no other
+// pointer (restrict.go).
 const (
 	SIO Model = iota
 	TBSA
@@ -27,11 +31,12 @@ const (
 	Null
 	Align
 	NaN
+	Restrict
 	numModels
 )
 
 // names are the models as --ub spells them, by Model.
-var names = [numModels]string{"sio", "tbsa", "obva", "shift", "div", "null", "align", "nan"}
+var names = [numModels]string{"sio", "tbsa", "obva", "shift", "div", "null", "align", "nan", "restrict"}
 
 // String is the model as --ub spells it.
 func (m Model) String() string {
@@ -42,7 +47,7 @@ func (m Model) String() string {
 }
 
 // Set is a set of models: what a check may assume.
-type Set uint8
+type Set uint16
 
 // All is every model: the default of eqc check.
 const All Set = 1<<numModels - 1

@@ -8,7 +8,7 @@ import (
 
 // TestModelsMatchDesign pins the --ub names of the docs/design.md CLI contract.
 func TestModelsMatchDesign(t *testing.T) {
-	for i, name := range []string{"sio", "tbsa", "obva", "shift", "div", "null", "align", "nan"} {
+	for i, name := range []string{"sio", "tbsa", "obva", "shift", "div", "null", "align", "nan", "restrict"} {
 		s, err := Parse(name)
 		if err != nil || s != 1<<i || Model(i).String() != name {
 			t.Errorf("Parse(%q) = %v, %v; Model(%d) is %s", name, s, err, i, Model(i))
@@ -28,12 +28,14 @@ func TestParse(t *testing.T) {
 		{"sio,obva", true, "sio,obva"},
 		{"obva,sio", true, "sio,obva"},
 		{"sio,tbsa", false, "sio,tbsa"},
-		{"sio,tbsa,obva,shift,div,null,align,nan", true, "all"},
+		{"sio,tbsa,obva,shift,div,null,align,nan,restrict", true, "all"},
+		{"sio,tbsa,obva,shift,div,null,align,nan", true, "sio,tbsa,obva,shift,div,null,align,nan"},
 		{"sio,tbsa,obva,shift,div,null,align", true, "sio,tbsa,obva,shift,div,null,align"},
-		{"all,-sio", true, "tbsa,obva,shift,div,null,align,nan"},
-		{"all,-obva", false, "sio,tbsa,shift,div,null,align,nan"},
-		{"all,-nan", true, "sio,tbsa,obva,shift,div,null,align"},
-		{"all,-sio,-tbsa,-obva,-shift,-div,-null,-align,-nan", false, "none"},
+		{"all,-sio", true, "tbsa,obva,shift,div,null,align,nan,restrict"},
+		{"all,-obva", false, "sio,tbsa,shift,div,null,align,nan,restrict"},
+		{"all,-nan", true, "sio,tbsa,obva,shift,div,null,align,restrict"},
+		{"all,-restrict", true, "sio,tbsa,obva,shift,div,null,align,nan"},
+		{"all,-sio,-tbsa,-obva,-shift,-div,-null,-align,-nan,-restrict", false, "none"},
 	} {
 		s, err := Parse(c.spec)
 		if err != nil || s.Has(OBVA) != c.obva || s.String() != c.text || s.None() != (c.text == "none") {

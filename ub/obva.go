@@ -186,10 +186,11 @@ func blockHypothesis(in OBVAInput, from, at *ir.Substituter, prefix, next *ir.Ed
 }
 
 // access is one memory access of a block: n bytes at addr, a term over
-// the paths' start state.
+// the paths' start state; store says it writes them.
 type access struct {
-	addr ir.Term
-	n    uint32
+	addr  ir.Term
+	n     uint32
+	store bool
 }
 
 // blockAccesses lists the accesses edge next makes (its loads and stores,
@@ -205,7 +206,8 @@ func blockAccesses(b *ir.Builder, simp *ir.Simplifier, from, at *ir.Substituter,
 	var out []access
 	seen := map[access]bool{}
 	for _, t := range b.PostOrder(append([]ir.Term{next.Cond, next.Fault}, next.Transfer...)...) {
-		if op := b.Op(t); op != ir.OpSelect && op != ir.OpStore {
+		op := b.Op(t)
+		if op != ir.OpSelect && op != ir.OpStore {
 			continue
 		}
 		n, _ := b.Params(t)
@@ -213,7 +215,7 @@ func blockAccesses(b *ir.Builder, simp *ir.Simplifier, from, at *ir.Substituter,
 		if at != nil {
 			a = at.Apply(a)
 		}
-		acc := access{simp.Simplify(from.Apply(a)), n}
+		acc := access{simp.Simplify(from.Apply(a)), n, op == ir.OpStore}
 		if merged && hasIte(b, acc.addr) {
 			continue
 		}

@@ -1,8 +1,6 @@
 package ub
 
 import (
-	"fmt"
-
 	"eqc/ir"
 )
 
@@ -59,168 +57,35 @@ type TBSAInput struct {
 	OBVA bool
 }
 
-// tbsaAccess is one access through a parameter on a path: its address
-// over the start state, width and parameter.
-type tbsaAccess struct {
-	addr  ir.Term
-	n     uint32
-	param int
-}
-
 // TBSAHypotheses returns in's hypotheses; none when the path set has more
 // than MaxOBVAPaths paths or no two parameters the model keeps apart.
 func TBSAHypotheses(in TBSAInput) []ir.Term {
 	apart := false
+	vars := make([]ir.Term, len(in.Params))
 	for i, p := range in.Params {
+		vars[i] = p.Var
 		for _, q := range in.Params[i+1:] {
 			apart = apart || TBSAApart(p.Size, q.Size)
 		}
 	}
-	if !apart || in.Paths == nil || in.Paths.Count() > MaxOBVAPaths {
+	if !apart {
 		return nil
 	}
-	b, g := in.B, in.G
-	from := in.From
-	if from == nil {
-		from = ir.NewSubstituter(b, nil)
-	}
-	var out []ir.Term
-	done := map[string]bool{}
-	for _, ids := range in.Paths.Paths(MaxOBVAPaths) {
-		var prefix *ir.Edge
-		var accs []tbsaAccess
-		for k, id := range ids {
-			next := g.Edges[id]
-			var at *ir.Substituter
-			if prefix != nil {
-				at = g.StateSubst(prefix.Transfer)
-			}
-			reached := in.Simp.Simplify(from.Apply(reachedBlock(b, at, prefix, next)))
-			mine := in.paramAccesses(from, at, next)
-			key := fmt.Sprint(ids[:k+1])
-			if !done[key] {
-				done[key] = true
-				for i, x := range mine {
-					earlier := append(accs[:len(accs):len(accs)], mine[:i]...) // a copy: accs grows below
-					for _, y := range earlier {
-						if len(out) >= maxTBSAHypotheses {
-							return out
-						}
-						if TBSAApart(in.Params[x.param].Size, in.Params[y.param].Size) {
-							out = append(out, in.Simp.Simplify(b.Implies(reached, Disjoint(b, x.addr, x.n, y.addr, y.n))))
-						}
-					}
-				}
-			}
-			accs = append(accs, mine...)
-			if prefix == nil {
-				prefix = next
-			} else {
-				prefix = g.Seq(prefix, next)
+	f := paramFinder{in: in.OBVAInput, vars: vars, obva: in.OBVA}
+	// Accesses at their pointee's width, each address once (a read and a
+	// write of it are one access to the model).
+	accesses := func(from, at *ir.Substituter, next *ir.Edge) []paramAccess {
+		var out []paramAccess
+		seen := map[ir.Term]bool{}
+		for _, x := range f.accesses(from, at, next, false) {
+			if in.Params[x.param].Size == x.n && !seen[x.addr] {
+				seen[x.addr] = true
+				out = append(out, x)
 			}
 		}
+		return out
 	}
-	return out
-}
-
-// paramAccesses lists the accesses edge next makes through the
-// parameters at their pointee's width, over the paths' start state.
-func (in TBSAInput) paramAccesses(from, at *ir.Substituter, next *ir.Edge) []tbsaAccess {
-	var out []tbsaAccess
-	for _, acc := range blockAccesses(in.B, in.Simp, from, at, next, false) {
-		if p, ok := in.through(acc.addr); ok && in.Params[p].Size == acc.n {
-			out = append(out, tbsaAccess{addr: acc.addr, n: acc.n, param: p})
-		}
-	}
-	return out
-}
-
-// through finds the parameter an access at address a is made through:
-// the one summand of a that is not an integer offset must be the
-// parameter's value.
-func (in TBSAInput) through(a ir.Term) (int, bool) {
-	b := in.B
-	base := ir.NoTerm
-	var walk func(t ir.Term) bool
-	walk = func(t ir.Term) bool {
-		switch b.Op(t) {
-		case ir.OpAdd:
-			for _, x := range b.Args(t) {
-				if !walk(x) {
-					return false
-				}
-			}
-			return true
-		case ir.OpSub:
-			return len(b.Args(t)) == 2 && walk(b.Arg(t, 0)) && intOffset(b, b.Arg(t, 1))
-		}
-		if intOffset(b, t) {
-			return true
-		}
-		if base != ir.NoTerm {
-			return false // two pointers' worth of summands
-		}
-		base = t
-		return true
-	}
-	if !walk(a) || base == ir.NoTerm {
-		return 0, false
-	}
-	return in.paramOf(base, 0)
-}
-
-// paramOf finds the parameter whose value t is: its entry variable, or a
-// reload of the frame slot it was stored to.
-func (in TBSAInput) paramOf(t ir.Term, depth int) (int, bool) {
-	b := in.B
-	for i, p := range in.Params {
-		if t == p.Var {
-			return i, true
-		}
-	}
-	if b.Op(t) != ir.OpSelect || depth > 4 {
-		return 0, false
-	}
-	n, _ := b.Params(t)
-	m, a := b.Arg(t, 0), b.Arg(t, 1)
-	slotBase, off := linear(b, a)
-	if slotBase != in.Rsp0 || n != 8 {
-		return 0, false
-	}
-	for b.Op(m) == ir.OpStore {
-		k, _ := b.Params(m)
-		w := b.Arg(m, 1)
-		wb, woff := linear(b, w)
-		switch {
-		case wb == in.Rsp0 && woff == off && k == n:
-			return in.paramOf(b.Arg(m, 2), depth+1)
-		case wb == in.Rsp0 && (woff+int64(k) <= off || off+int64(n) <= woff):
-			// another slot
-		case wb != in.Rsp0 && in.OBVA && in.Taint != nil && !in.Taint.Derived(w):
-			// outside the frame, under the OBVA hypotheses
-		default:
-			return 0, false
-		}
-		m = b.Arg(m, 0)
-	}
-	return 0, false
-}
-
-// intOffset reports whether summand t of an address is an integer offset
-// and not a pointer: a constant, a value scaled by a constant other than
-// 1, or one narrower than a pointer, extended.
-func intOffset(b *ir.Builder, t ir.Term) bool {
-	switch b.Op(t) {
-	case ir.OpConst:
-		return true
-	case ir.OpZeroExt, ir.OpSignExt:
-		return b.Sort(b.Arg(t, 0)).Width <= 32
-	case ir.OpMul:
-		x, y := b.Arg(t, 0), b.Arg(t, 1)
-		return len(b.Args(t)) == 2 && (b.Op(x) == ir.OpConst && b.ConstValue(x).Uint64() > 1 || b.Op(y) == ir.OpConst && b.ConstValue(y).Uint64() > 1)
-	case ir.OpShl:
-		k := b.Arg(t, 1)
-		return b.Op(k) == ir.OpConst && b.ConstValue(k).Uint64() != 0
-	}
-	return false
+	return pairHypotheses(in.OBVAInput, accesses, func(x, y paramAccess) bool {
+		return TBSAApart(in.Params[x.param].Size, in.Params[y.param].Size)
+	}, maxTBSAHypotheses)
 }

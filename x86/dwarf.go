@@ -42,6 +42,9 @@ type Type struct {
 	Kind   TypeKind
 	Size   int64 // bytes; -1 when unknown (void, incomplete types)
 	Signed bool  // signed integer, signed char or an enum with negative values
+	// Restrict: a restrict-qualified pointer (int *restrict p), the
+	// qualifier on the type itself or on a typedef it names.
+	Restrict bool
 	// Pointee and PointeeSize describe what a pointer points to (for arrays:
 	// the element), arrays peeled to their elements (elementOf: a pointer
 	// to double[2] or an array of int[8] has double or int elements);
@@ -515,6 +518,25 @@ func peel(t dwarf.Type) dwarf.Type {
 	return t
 }
 
+// restrictQualified reports whether a restrict qualifier is among the
+// qualifiers and typedefs peel strips from dt.
+func restrictQualified(dt dwarf.Type) bool {
+	for i := 0; i < 64; i++ {
+		switch u := dt.(type) {
+		case *dwarf.TypedefType:
+			dt = u.Type
+		case *dwarf.QualType:
+			if u.Qual == "restrict" {
+				return true
+			}
+			dt = u.Type
+		default:
+			return false
+		}
+	}
+	return false
+}
+
 // elementOf peels dt and the arrays it is made of (a pointer to a row
 // double (*)[4], a global int m[8][8]): the element type, peeled, and as
 // named. What the code reads and writes through such a pointer or in
@@ -537,6 +559,7 @@ func TypeOf(dt dwarf.Type) Type { return convertType(dt) }
 
 func convertType(dt dwarf.Type) Type {
 	t := Type{Name: dt.String(), Kind: KindUnknown, Size: -1, PointeeSize: -1}
+	t.Restrict = restrictQualified(dt)
 	u := peel(dt)
 	if u == nil {
 		return t

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
@@ -397,6 +398,36 @@ func TestPrototypeByLinkageName(t *testing.T) {
 			if !ok || len(p.Params) != 2 || p.Variadic {
 				t.Errorf("%s %s: prototype of lfs_stat64 %+v (found %v), want two parameters", cc, opt, p, ok)
 			}
+		}
+	}
+}
+
+// TestDWARFRestrict: which parameters are restrict-qualified pointers
+// (testdata/restrict.c), by both compilers at both levels.
+func TestDWARFRestrict(t *testing.T) {
+	want := map[string][]bool{
+		"vadd":       {true, true, false, false},
+		"viatypedef": {true, false},
+		"inner":      {false, false},
+	}
+	for _, cc := range compilers {
+		for _, opt := range optLevels {
+			t.Run(cc+opt, func(t *testing.T) {
+				f := mustOpen(t, compileObject(t, cc, opt, "restrict.c"))
+				for name, w := range want {
+					fn, err := f.Func(name)
+					if err != nil || fn.Debug == nil {
+						t.Fatalf("%s: %v (DWARF %v)", name, err, fn != nil && fn.Debug != nil)
+					}
+					var got []bool
+					for _, p := range fn.Debug.Params {
+						got = append(got, p.Type.Restrict)
+					}
+					if !slices.Equal(got, w) {
+						t.Errorf("%s: restrict %v, want %v", name, got, w)
+					}
+				}
+			})
 		}
 	}
 }

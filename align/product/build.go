@@ -160,6 +160,7 @@ func Build(p *pair.Pair, a pair.Alignment, runs []*pair.CoRun, l Learning) (*Pro
 		pr.taint = pr.computeFrameTaint()
 	}
 	pr.tbsaParams = p.TBSAParams()
+	pr.restrictParams = p.RestrictParams()
 	if reason := pr.callFrameReason(); reason != "" {
 		return nil, reason
 	}

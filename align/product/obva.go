@@ -126,3 +126,15 @@ func (pr *Product) tbsaHypotheses(e *PEdge) []ir.Term {
 	}
 	return ub.TBSAHypotheses(ub.TBSAInput{OBVAInput: in, Params: pr.tbsaParams, OBVA: pr.taint != nil})
 }
+
+// restrictHypotheses are e's hypotheses under the restrict model
+// (ub.RestrictHypotheses), over e's from-node: the source's accesses
+// through a restrict pointer parameter and through another pointer
+// parameter, one of them a write, do not overlap on the edge's paths.
+func (pr *Product) restrictHypotheses(e *PEdge) []ir.Term {
+	in, ok := pr.hypothesisInput(e)
+	if !ok || len(pr.restrictParams) == 0 {
+		return nil
+	}
+	return ub.RestrictHypotheses(ub.RestrictInput{OBVAInput: in, Params: pr.restrictParams, OBVA: pr.taint != nil})
+}

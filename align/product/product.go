@@ -55,6 +55,9 @@ type Product struct {
 	// tbsaParams are the pointer parameters the TBSA model keeps apart
 	// (pair.TBSAParams; none without the model).
 	tbsaParams []ub.TBSAParam
+	// restrictParams are the pointer parameters of the restrict model
+	// (pair.RestrictParams; none without the model or a restrict one).
+	restrictParams []ub.RestrictParam
 	// learning is what the caller learns with (learner.go).
 	learning Learning
 	// heights are each side's stack heights (pair.StackHeights), computed
@@ -149,7 +152,8 @@ type PEdge struct {
 	// obvaHyps are what the UB models say of the source along the edge:
 	// OBVA of its accesses (obva.go), the others of its sanitizer checks
 	// (pair.SanitizerHypotheses), TBSA of its accesses through pointer
-	// parameters (tbsaHypotheses). Hypotheses of every obligation, never
+	// parameters (tbsaHypotheses), restrict of those through a restrict
+	// parameter (restrictHypotheses). Hypotheses of every obligation, never
 	// obligations themselves.
 	obvaHyps []ir.Term
 	// hyps are obvaHyps as the edge's rewriting leaves them: split,
@@ -818,6 +822,7 @@ func (pr *Product) buildEdge(e *PEdge) {
 		}
 		e.obvaHyps = append(e.obvaHyps, p.SanitizerHypotheses(pr.simp, subS, e.src.Path)...)
 		e.obvaHyps = append(e.obvaHyps, pr.tbsaHypotheses(e)...)
+		e.obvaHyps = append(e.obvaHyps, pr.restrictHypotheses(e)...)
 		e.obvaHyps = append(e.obvaHyps, pr.nullHypotheses(e)...)
 		e.obvaHyps = pr.esc.RewriteAll(0, e.obvaHyps) // the source's terms
 		if cc != nil {

@@ -46,7 +46,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	dstFunc := fs.String("dst-func", "", "the target function, compared with --src-func")
 	engine := fs.String("engine", "auto", "static, data or auto")
 	correlator := fs.String("correlator", align.DefaultCorrelator, "the static engine's correlator: bt (backtracking over co-executions) or ceg (best-first, counterexample-guided)")
-	ubModel := fs.String("ub", "all", "undefined-behaviour model: all, none, a list of sio,tbsa,obva,shift,div,null,align,nan, or all,-MODEL... (all but those)")
+	ubModel := fs.String("ub", "all", "undefined-behaviour model: all, none, a list of sio,tbsa,obva,shift,div,null,align,nan,restrict, or all,-MODEL... (all but those)")
 	timeout := durationFlag(fs, "timeout", 300*time.Second,
 		"per function: the search gives up after this long, and the function's worker is killed at this plus\n"+
 			"a grace (the timeout clamped to 1s..10s); 0 for no limit")

@@ -250,6 +250,9 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 	arrays := 0            // pointer parameters placed so far
 	var firstString []byte // the bytes of the first string parameter
 	separate := p.tbsaSeparate()
+	for r := range p.restrictSeparate() {
+		separate[r] = true
+	}
 	traps := len(p.SanitizerTraps()) > 0 // moderate elements (arrayFill)
 	for i, r := range x86.CalleeArgRegs {
 		a := inputs.CoArg(k, i, regs[i], nparams, consts, env.hash)

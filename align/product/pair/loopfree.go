@@ -373,6 +373,9 @@ func CheckLoopFree(ctx context.Context, p *Pair, s prove.Solver) *Outcome {
 	if hyps := p.loopFreeTBSA(srcPaths, taint); len(hyps) > 0 {
 		pre = b.And(append([]ir.Term{pre}, hyps...)...)
 	}
+	if hyps := p.loopFreeRestrict(srcPaths, taint); len(hyps) > 0 {
+		pre = b.And(append([]ir.Term{pre}, hyps...)...)
+	}
 	if hyps := p.loopFreeNull(srcPaths, taint); len(hyps) > 0 {
 		pre = b.And(append([]ir.Term{pre}, hyps...)...)
 	}
