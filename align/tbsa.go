@@ -31,23 +31,36 @@ const tbsaReach = 4096
 // register) that the tbsa model keeps apart and that point closer than
 // tbsaReach bytes; "" when there are none.
 func punnedPointers(p *pair.Pair, args []uint64) string {
+	a, b, ok := nearPointers(p, args, func(a, b inputs.Param) bool {
+		return pair.ScalarPointee(a.Type) && pair.ScalarPointee(b.Type) && tbsaApart(a.Type, b.Type)
+	})
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("tbsa: %s (%s) and %s (%s) point %d bytes apart, and strict aliasing keeps them apart", a.Name, a.Type.Name, b.Name, b.Type.Name, int64(args[a.Reg]-args[b.Reg]))
+}
+
+// nearPointers finds two pointer parameters, a before b, that model
+// keeps apart and whose arguments in args point closer than tbsaReach
+// bytes.
+func nearPointers(p *pair.Pair, args []uint64, model func(a, b inputs.Param) bool) (inputs.Param, inputs.Param, bool) {
 	var ptrs []inputs.Param
 	for _, pm := range signature(p).Params {
-		if pm.Kind == inputs.Pointer && pm.Reg < len(args) && pair.ScalarPointee(pm.Type) {
+		if pm.Kind == inputs.Pointer && pm.Reg < len(args) {
 			ptrs = append(ptrs, pm)
 		}
 	}
 	for i, a := range ptrs {
 		for _, b := range ptrs[i+1:] {
-			if !tbsaApart(a.Type, b.Type) {
+			if !model(a, b) {
 				continue
 			}
 			if d := args[a.Reg] - args[b.Reg]; d < tbsaReach || -d < tbsaReach {
-				return fmt.Sprintf("tbsa: %s (%s) and %s (%s) point %d bytes apart, and strict aliasing keeps them apart", a.Name, a.Type.Name, b.Name, b.Type.Name, int64(args[a.Reg]-args[b.Reg]))
+				return a, b, true
 			}
 		}
 	}
-	return ""
+	return inputs.Param{}, inputs.Param{}, false
 }
 
 // tbsaApart reports whether the scalar pointees of t and u are types that
@@ -68,21 +81,9 @@ func tbsaApart(t, u x86.Type) bool {
 // model excludes, and gcc and clang vectorize such loops with no overlap
 // check.
 func overlappingRestrict(p *pair.Pair, args []uint64) string {
-	var ptrs []inputs.Param
-	for _, pm := range signature(p).Params {
-		if pm.Kind == inputs.Pointer && pm.Reg < len(args) {
-			ptrs = append(ptrs, pm)
-		}
+	a, b, ok := nearPointers(p, args, func(a, b inputs.Param) bool { return a.Type.Restrict || b.Type.Restrict })
+	if !ok {
+		return ""
 	}
-	for i, a := range ptrs {
-		for _, b := range ptrs[i+1:] {
-			if !a.Type.Restrict && !b.Type.Restrict {
-				continue
-			}
-			if d := args[a.Reg] - args[b.Reg]; d < tbsaReach || -d < tbsaReach {
-				return fmt.Sprintf("restrict: %s (%s) and %s (%s) point %d bytes apart, and a restrict pointer's object is reached through no other", a.Name, a.Type.Name, b.Name, b.Type.Name, int64(args[a.Reg]-args[b.Reg]))
-			}
-		}
-	}
-	return ""
+	return fmt.Sprintf("restrict: %s (%s) and %s (%s) point %d bytes apart, and a restrict pointer's object is reached through no other", a.Name, a.Type.Name, b.Name, b.Type.Name, int64(args[a.Reg]-args[b.Reg]))
 }
