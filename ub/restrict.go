@@ -22,11 +22,15 @@ import "eqc/ir"
 // values scaled by a constant, values narrower than a pointer, extended),
 // p read from the register it came in or reloaded from the frame slot the
 // -O0 code spilled it to, as the tbsa model takes it, and no offset
-// mentions a parameter's entry value: q + (p − q) is based on p in C's
-// terms. An int index computed from a pointer is taken for an integer
-// offset (as GCC's and LLVM's alias analyses take pointer arithmetic:
-// based on its pointer operand). The hypotheses are stated per prefix of
-// each source path (paramaccess.go), like the tbsa model's.
+// computes with a parameter's entry value: q + (p − q) is based on p in
+// C's terms. A value loaded from memory counts as an integer whatever
+// address it was loaded from (*p is no pointer based on p); so does one
+// the source computed from a pointer and kept in memory where the
+// simplifier cannot see the store it reads (C's "based on" would count
+// it; GCC's and LLVM's alias analyses, like this model, take pointer
+// arithmetic as based on its pointer operand only). The hypotheses are
+// stated per prefix of each source path (paramaccess.go), like the tbsa
+// model's.
 
 // RestrictParam is a pointer parameter of the source: the variable holding
 // it at the entry and whether it is restrict-qualified.
