@@ -18,6 +18,10 @@
 //   - folds v = max, min (signed or unsigned), AND or OR of the lanes of
 //     one or two vector registers (fold.go): a vectorized max, min, AND
 //     or OR reduction's accumulators;
+//   - high-bit equalities x[w−1:k] = y[w−1:k] for the least k ≤ 6 (highbits.go):
+//     at a vectorized loop's exit the source's counter and the target's
+//     n − 1 agree above the vector factor's bits, which bounds the passes
+//     left to a scalar epilogue;
 //   - constant bounds ±v ≤ c, signed and unsigned, and pairwise orders
 //     v1 ≤ v2, v1 < v2 under a budget, no orders of a vector register's
 //     lanes and bounds only of those an offset ties to a scalar,

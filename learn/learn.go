@@ -62,9 +62,11 @@ const (
 	// Fold: v = max, min, AND or OR of the lanes of one or two vector
 	// registers (fold.go).
 	Fold
+	// HighBits: two variables equal above their low k bits (highbits.go).
+	HighBits
 )
 
-var kindNames = [...]string{Equality: "equality", Congruence: "congruence", Bound: "bound", Order: "order", Memory: "memory", Xor: "xor", Fold: "fold"}
+var kindNames = [...]string{Equality: "equality", Congruence: "congruence", Bound: "bound", Order: "order", Memory: "memory", Xor: "xor", Fold: "fold", HighBits: "high-bits"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
@@ -74,7 +76,7 @@ func (k Kind) String() string {
 }
 
 // KindSet is a set of kinds; the zero KindSet means every kind.
-type KindSet uint8
+type KindSet uint16
 
 // Kinds returns the set of ks.
 func Kinds(ks ...Kind) KindSet {
@@ -284,6 +286,9 @@ func Learn(b *ir.Builder, s *Schema, states []State, opt Options) ([]Candidate, 
 	}
 	if opt.Kinds.Has(Fold) {
 		add(foldRelations(tm, t, eq)...)
+	}
+	if opt.Kinds.Has(HighBits) {
+		add(highBitRelations(tm, t, eq)...)
 	}
 	if opt.Kinds.Has(Bound) {
 		add(bounds(tm, t, eq)...)

@@ -107,6 +107,11 @@ func (pr *Product) houdini(ctx context.Context, s prove.Solver, pre ir.Term) (in
 	}
 	for _, n := range pr.Nodes {
 		n.Invariants = h.Invariants(cands, n.ID)
+		if pair.Debug {
+			for _, inv := range n.Invariants {
+				fmt.Fprintf(os.Stderr, "eqc: invariant at n%d: %s\n", n.ID, pr.p.B.Short(inv))
+			}
+		}
 	}
 	return h.Queries, ""
 }

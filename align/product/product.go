@@ -170,6 +170,11 @@ type PEdge struct {
 	// node's states suggested false (refute.go): states like the
 	// samples, which the edge's rebuilds judge guesses on too.
 	counterexamples []ir.Env
+	// guardCollapsed makes the edge's splitters keep the shared
+	// conditions of a read met in many contexts as its facts' guard
+	// (alias.Splitter.GuardCollapsed), once a model made such a fact
+	// false unguarded (refute.go).
+	guardCollapsed bool
 	// canonReps are the representatives canonicalize chose, with their
 	// values on canonSamples, for canonAddr; canonHas holds canon's facts.
 	canonReps    []ir.Term
@@ -963,6 +968,9 @@ func (pr *Product) resolvePostReads(e *PEdge, samples *alias.Samples) {
 	b := pr.p.B
 	to := pr.Nodes[e.To]
 	sp := alias.NewSplitter(b, pr.simp, pr.rsp0, e.disjoint, samples, true)
+	if e.guardCollapsed {
+		sp.GuardCollapsed()
+	}
 	e.exitObs = nil
 	if pr.p.Dst.TFG.Nodes[to.Key.Dst].Kind == ir.NodeExit {
 		for _, o := range pr.p.Observables(e.postS, e.postD) {
@@ -1042,6 +1050,9 @@ func mentionsAny(b *ir.Builder, t ir.Term, vars map[ir.Term]comp) bool {
 // depend on.
 func (pr *Product) split(e *PEdge, samples *alias.Samples, guided bool) {
 	sc := alias.NewSplitter(pr.p.B, pr.simp, pr.rsp0, e.disjointCond, samples, guided)
+	if e.guardCollapsed {
+		sc.GuardCollapsed()
+	}
 	e.condD, e.faultD = sc.Apply(e.condD), sc.Apply(e.faultD)
 	if !e.Infeasible {
 		e.condS, e.faultS = sc.Apply(e.condS), sc.Apply(e.faultS)
@@ -1050,6 +1061,9 @@ func (pr *Product) split(e *PEdge, samples *alias.Samples, guided bool) {
 		}
 	}
 	sp := alias.NewSplitter(pr.p.B, pr.simp, pr.rsp0, e.disjoint, samples, guided)
+	if e.guardCollapsed {
+		sp.GuardCollapsed()
+	}
 	for i := range e.postD {
 		e.postD[i] = sp.Apply(e.postD[i])
 	}

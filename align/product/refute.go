@@ -49,10 +49,17 @@ func (pr *Product) refutes(e *PEdge, m ir.Env) bool {
 		for f := range fs {
 			t := f.Term(b)
 			single[pr.simp.Simplify(t)] = true
-			if _, ok := ub.FrameOffset(b, pr.rsp0, f.A1); ok {
-				continue
-			}
-			if _, ok := ub.FrameOffset(b, pr.rsp0, f.A2); ok {
+			_, frame1 := ub.FrameOffset(b, pr.rsp0, f.A1)
+			_, frame2 := ub.FrameOffset(b, pr.rsp0, f.A2)
+			if frame1 || frame2 {
+				// A stack fact without a guard may be one the
+				// splitter left unguarded for a read met in many
+				// contexts: its address may then be one the run
+				// never reads (a loop pass not made, a[n]).
+				if f.Guard == ir.NoTerm && !e.guardCollapsed && isFalse(t) {
+					e.guardCollapsed = true
+					return true
+				}
 				continue
 			}
 			if isFalse(t) {

@@ -1,6 +1,8 @@
 package alias
 
 import (
+	"slices"
+
 	"eqc/ir"
 	"eqc/ub"
 )
@@ -75,6 +77,8 @@ type Splitter struct {
 	depth   int     // how many ite arms selectThrough is in
 	// unguarded memoizes the reads below maxGuardedItes ites.
 	unguarded map[selectKey]unguardedRead
+	// guardCollapsed: see GuardCollapsed.
+	guardCollapsed bool
 }
 
 // NewSplitter returns a splitter that records its facts in facts. With
@@ -83,6 +87,17 @@ type Splitter struct {
 func NewSplitter(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, facts map[Fact]bool, samples *Samples, guided bool) *Splitter {
 	return &Splitter{b: b, simp: simp, rsp0: rsp0, memo: map[ir.Term]ir.Term{}, facts: facts, guard: ir.NoTerm,
 		local: map[ir.Term][]Fact{}, samples: samples, guided: guided}
+}
+
+// GuardCollapsed makes a read met in more than maxGuards contexts keep
+// the small conjuncts those contexts share as its facts' guard, where by
+// default it is guarded by nothing. The guard is sound either way (every
+// context implies it); it is the refinement for an edge whose unguarded
+// fact a solver's model made false (product/refute.go), since a guard of
+// conditions costs every later query of the edge (clang-16's clamp: 12 s
+// unguarded, 40 s guarded).
+func (s *Splitter) GuardCollapsed() {
+	s.guardCollapsed = true
 }
 
 // RecordIn makes later Applys record their facts in facts, each term's
@@ -151,7 +166,7 @@ func (s *Splitter) rewrite(t ir.Term) ir.Term {
 // condition is a conjunct after the earlier passes' conditions.
 func (s *Splitter) emit(t, guard ir.Term) {
 	if s.walk == nil {
-		s.walk = &contextWalk{b: s.b, relevant: s.assumesAny,
+		s.walk = &contextWalk{b: s.b, relevant: s.assumesAny, keepShared: s.guardCollapsed,
 			cond: func(c ir.Term) ir.Term { return s.memo[c] },
 			at: func(u, g ir.Term) {
 				for _, f := range s.local[u] {
@@ -174,16 +189,25 @@ func (s *Splitter) emit(t, guard ir.Term) {
 // conjuncts before it hold (elsewhere the conjunction is false, whatever
 // it is), a disjunct's where those before it fail, an ite arm's where its
 // condition chooses it. A term met in many contexts (a chain of joins or
-// conditional stores: one per combination of arms) is visited once more
-// unguarded instead, which covers every context: at most maxGuards+1
-// visits per term.
+// conditional stores: one per combination of arms) is visited instead
+// under the conjuncts all its contexts share (collapse), which every
+// context implies: a read in a path set's later loop pass keeps that
+// pass's loop condition, where guarding it by nothing would claim its
+// address apart from the frame in runs that stop before it (an array's
+// one-past-the-end element). A later context without one of those
+// conjuncts visits it again under fewer, so a term is visited at most
+// maxGuards times plus once per conjunct of its first collapsed guard.
 type contextWalk struct {
 	b        *ir.Builder
 	relevant func(ir.Term) bool     // whether t or a term under it is of interest
 	cond     func(ir.Term) ir.Term  // the term a condition's value is taken from
 	at       func(t, guard ir.Term) // t met under guard (ir.NoTerm: always)
 	seen     map[[2]ir.Term]bool
-	count    map[ir.Term]int
+	guards   map[ir.Term][]ir.Term // the contexts t was visited in, until it collapses
+	shared   map[ir.Term][]ir.Term // a collapsed t's shared conjuncts, sorted
+	// keepShared: a collapsed term keeps its shared conjuncts; without,
+	// it is visited once unguarded (Splitter.GuardCollapsed).
+	keepShared bool
 }
 
 func (w *contextWalk) walk(t, guard ir.Term) {
@@ -191,13 +215,26 @@ func (w *contextWalk) walk(t, guard ir.Term) {
 		return
 	}
 	if w.seen == nil {
-		w.seen, w.count = map[[2]ir.Term]bool{}, map[ir.Term]int{}
+		w.seen, w.guards, w.shared = map[[2]ir.Term]bool{}, map[ir.Term][]ir.Term{}, map[ir.Term][]ir.Term{}
 	}
-	if w.count[t]++; w.count[t] > maxGuards {
-		guard = ir.NoTerm
-		if w.seen[[2]ir.Term{t, guard}] {
-			return
+	if common, ok := w.shared[t]; ok {
+		s := intersectSorted(common, w.small(w.conjuncts(guard)))
+		if len(s) == len(common) {
+			return // guard implies the collapsed guard t was visited under
 		}
+		w.shared[t], guard = s, w.conjunction(s)
+	} else if len(w.guards[t]) == maxGuards {
+		s := w.small(w.conjuncts(guard))
+		for _, g := range w.guards[t] {
+			s = intersectSorted(s, w.conjuncts(g))
+		}
+		delete(w.guards, t)
+		w.shared[t], guard = s, w.conjunction(s)
+	} else {
+		w.guards[t] = append(w.guards[t], guard)
+	}
+	if w.seen[[2]ir.Term{t, guard}] {
+		return
 	}
 	w.seen[[2]ir.Term{t, guard}] = true
 	b := w.b
@@ -209,12 +246,37 @@ func (w *contextWalk) walk(t, guard ir.Term) {
 	}
 	w.at(t, guard)
 	switch b.Op(t) {
-	case ir.OpAnd, ir.OpImplies:
-		w.walk(b.Arg(t, 0), guard)
-		w.walk(b.Arg(t, 1), and(w.cond(b.Arg(t, 0))))
-	case ir.OpOr:
-		w.walk(b.Arg(t, 0), guard)
-		w.walk(b.Arg(t, 1), and(b.Not(w.cond(b.Arg(t, 0)))))
+	case ir.OpAnd, ir.OpImplies, ir.OpOr:
+		// A connective decides with either argument alone: x ∧ y is
+		// false where y is, so x matters only where y holds. The
+		// builder orders commutative arguments by term, not by the
+		// order of evaluation, so when only one argument needs facts
+		// it is walked in the context the other gives, which is exact
+		// there (it assumes nothing); otherwise the second in the
+		// context of the first.
+		x, y := b.Arg(t, 0), b.Arg(t, 1)
+		decides := func(c ir.Term) ir.Term { // where c lets the other argument matter
+			if b.Op(t) == ir.OpOr {
+				return b.Not(c)
+			}
+			return c
+		}
+		if !w.relevant(x) {
+			w.walk(y, and(decides(w.cond(x))))
+			break
+		}
+		if !w.relevant(y) {
+			c := w.cond(y)
+			if b.Op(t) == ir.OpImplies {
+				c = b.Not(c) // ¬x ∨ y: x matters where y fails
+			} else {
+				c = decides(c)
+			}
+			w.walk(x, and(c))
+			break
+		}
+		w.walk(x, guard)
+		w.walk(y, and(decides(w.cond(x))))
 	case ir.OpIte:
 		c := b.Arg(t, 0)
 		w.walk(c, guard)
@@ -227,8 +289,96 @@ func (w *contextWalk) walk(t, guard ir.Term) {
 	}
 }
 
-// maxGuards is how many contexts a contextWalk guards one term by.
+// maxGuards is how many contexts a contextWalk guards one term by before
+// it collapses them.
 const maxGuards = 64
+
+// conjuncts are g's conjuncts (none for ir.NoTerm), sorted, with
+// negations pushed through ¬, ∨ and →: the guards of an ite's else arm
+// and of a disjunct's later arguments are negations, and a loop pass's
+// condition shared by two contexts is often a conjunct of one and inside
+// a negated disjunction in the other.
+func (w *contextWalk) conjuncts(g ir.Term) []ir.Term {
+	if g == ir.NoTerm {
+		return nil
+	}
+	b := w.b
+	var out []ir.Term
+	var add func(x ir.Term, neg bool)
+	add = func(x ir.Term, neg bool) {
+		switch op := b.Op(x); {
+		case op == ir.OpNot:
+			add(b.Arg(x, 0), !neg)
+		case op == ir.OpAnd && !neg, op == ir.OpOr && neg:
+			add(b.Arg(x, 0), neg)
+			add(b.Arg(x, 1), neg)
+		case op == ir.OpImplies && neg: // ¬(x → y) = x ∧ ¬y
+			add(b.Arg(x, 0), false)
+			add(b.Arg(x, 1), true)
+		case neg:
+			out = append(out, b.Not(x))
+		default:
+			out = append(out, x)
+		}
+	}
+	add(g, false)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// small keeps the conjuncts a collapsed guard may take: a few small ones
+// without memory reads (a loop pass's condition on counters). Any subset
+// of the shared conjuncts is implied by every context, so the choice is
+// free for soundness; a guard of large conditions made every fact's query
+// several times slower (clang-16's clamp, 8 passes per edge).
+func (w *contextWalk) small(cs []ir.Term) []ir.Term {
+	if !w.keepShared {
+		return nil
+	}
+	out := cs[:0]
+	for _, c := range cs {
+		if len(out) == maxSharedConjuncts {
+			break
+		}
+		post := w.b.PostOrder(c)
+		if len(post) <= maxSharedConjunctTerms && !slices.ContainsFunc(post, func(u ir.Term) bool { return w.b.Op(u) == ir.OpSelect }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// maxSharedConjuncts and maxSharedConjunctTerms bound small's conjuncts:
+// how many, and how many subterms each.
+const (
+	maxSharedConjuncts     = 3
+	maxSharedConjunctTerms = 12
+)
+
+// conjunction is the guard of the sorted conjuncts cs (ir.NoTerm: none).
+func (w *contextWalk) conjunction(cs []ir.Term) ir.Term {
+	if len(cs) == 0 {
+		return ir.NoTerm
+	}
+	return w.b.And(cs...)
+}
+
+// intersectSorted is the terms both sorted lists hold.
+func intersectSorted(x, y []ir.Term) []ir.Term {
+	var out []ir.Term
+	for i, j := 0, 0; i < len(x) && j < len(y); {
+		switch {
+		case x[i] < y[j]:
+			i++
+		case x[i] > y[j]:
+			j++
+		default:
+			out = append(out, x[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
 
 // assumesAny reports whether t or a term under it has local facts.
 func (s *Splitter) assumesAny(t ir.Term) bool {

@@ -2,6 +2,7 @@ package alias
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -30,7 +31,12 @@ func TestSplitterGuards(t *testing.T) {
 	}{
 		{"top level", e, []ir.Term{ir.NoTerm}},
 		{"second conjunct", b.And(p, e), []ir.Term{p}},
-		{"first conjunct", b.And(e, p), []ir.Term{ir.NoTerm}},
+		// Only one conjunct needs a fact: it matters where the other
+		// holds, whichever comes first.
+		{"first conjunct", b.And(e, p), []ir.Term{p}},
+		{"first disjunct", b.Or(e, p), []ir.Term{b.Not(p)}},
+		{"antecedent", b.Implies(e, p), []ir.Term{b.Not(p)}},
+		{"both conjuncts", b.And(e, b.Eq(read, zero)), []ir.Term{ir.NoTerm}},
 		{"second disjunct", b.Or(p, e), []ir.Term{b.Not(p)}},
 		{"consequent", b.Implies(p, e), []ir.Term{p}},
 		{"then arm", b.Eq(b.Ite(p, read, zero), zero), []ir.Term{p}},
@@ -76,7 +82,8 @@ func TestSplitterGuards(t *testing.T) {
 // TestSplitterManyContexts: a read met under exponentially many contexts
 // (a chain of choices whose arms all reach it, as the calling convention's
 // conditional stores make) gets at most maxGuards guarded facts and then
-// one unguarded one, which covers every other context.
+// one per conjunct its contexts stop sharing, down to an unguarded one,
+// which covers every other context.
 func TestSplitterManyContexts(t *testing.T) {
 	b := ir.NewBuilder()
 	rsp := b.Var("src.rsp", ir.BVSort(64))
@@ -95,8 +102,102 @@ func TestSplitterManyContexts(t *testing.T) {
 	for f := range facts {
 		unguarded = unguarded || f.Guard == ir.NoTerm
 	}
-	if len(facts) > maxGuards+1 || !unguarded {
-		t.Errorf("%d facts (unguarded among them: %v), want at most %d and an unguarded one", len(facts), unguarded, maxGuards+1)
+	if len(facts) > maxGuards+40+1 || !unguarded {
+		t.Errorf("%d facts (unguarded among them: %v), want at most %d and an unguarded one", len(facts), unguarded, maxGuards+41)
+	}
+}
+
+// TestSplitterSharedContexts: with GuardCollapsed, a read met under more
+// than maxGuards contexts that all lie inside one loop pass (each implies the pass's
+// condition p, as a conjunct or under a negated disjunction) keeps p in
+// every guard: no fact claims the read's address apart from the frame in
+// runs that never make the pass. The evaluator is the oracle: wherever
+// the facts hold, the rewritten term has the original's value, and the
+// facts hold in every state where p fails, the address then anywhere.
+func TestSplitterSharedContexts(t *testing.T) {
+	b := ir.NewBuilder()
+	rsp := b.Var("src.rsp", ir.BVSort(64))
+	x := b.Var("src.rdi", ir.BVSort(64))
+	m := b.Var("mem", ir.MemSort)
+	p := b.Var("p", ir.BoolSort)
+	frame := b.Add(rsp, b.Const(64, ^uint64(7)))
+	read := b.Select(b.Store(m, x, 4, b.Const(32, 0)), frame, 4)
+	term := read
+	const n = 10
+	var cs []ir.Term
+	for i := 0; i < n; i++ {
+		c := b.Var(fmt.Sprintf("c%d", i), ir.BoolSort)
+		cs = append(cs, c)
+		term = b.Ite(c, term, b.Add(term, b.Const(32, 1)))
+	}
+	// The pass's condition guards the chain, once as the condition of
+	// an ite's then arm and once as a conjunct hidden in ¬(¬p ∨ q).
+	q := b.Var("q", ir.BoolSort)
+	whole := b.And(
+		b.Eq(b.Ite(p, term, b.Const(32, 7)), b.Const(32, 0)),
+		b.Or(b.Or(b.Not(p), q), b.Eq(term, b.Const(32, 3))))
+	// By default the collapsed read is guarded by nothing.
+	plain := map[Fact]bool{}
+	NewSplitter(b, ir.NewSimplifier(b), rsp, plain, nil, false).Apply(whole)
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(plain)), func(f Fact) bool { return f.Guard == ir.NoTerm }) {
+		t.Errorf("no unguarded fact without GuardCollapsed")
+	}
+	facts := map[Fact]bool{}
+	sp := NewSplitter(b, ir.NewSimplifier(b), rsp, facts, nil, false)
+	sp.GuardCollapsed()
+	r := sp.Apply(whole)
+	if len(facts) <= maxGuards {
+		t.Fatalf("%d facts: the read did not collapse", len(facts))
+	}
+	for f := range facts {
+		if f.Guard == ir.NoTerm {
+			t.Fatalf("an unguarded fact among %d: the pass's condition was lost", len(facts))
+		}
+	}
+	held := 0
+	for seed := uint64(0); seed < 400; seed++ {
+		bits := seed*0x9e3779b97f4a7c15 ^ seed>>3
+		vars := map[ir.Term]ir.Value{
+			rsp: ir.BVValue(ir.NewBV(64, 0x7000)),
+			m:   ir.MemValue(ir.NewMem(0x5a)),
+			p:   ir.BoolValue(bits&1 != 0), q: ir.BoolValue(bits&2 != 0),
+		}
+		// The store lands on the slot in a quarter of the states.
+		xv := uint64(0x1000)
+		if bits&12 == 0 {
+			xv = 0x7000 - 8
+		}
+		vars[x] = ir.BVValue(ir.NewBV(64, xv))
+		for i, c := range cs {
+			vars[c] = ir.BoolValue(bits>>(4+i)&1 != 0)
+		}
+		env := &ir.MapEnv{Vars: vars}
+		ok := true
+		for f := range facts {
+			fv, err := ir.Eval(b, f.Term(b), env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok = ok && fv.Bool()
+		}
+		if !vars[p].Bool() && !ok {
+			t.Errorf("state %d: p fails, yet a fact is false", seed)
+		}
+		if !ok {
+			continue
+		}
+		held++
+		want, err1 := ir.Eval(b, whole, env)
+		got, err2 := ir.Eval(b, r, env)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if want.Bool() != got.Bool() {
+			t.Errorf("state %d: rewritten %v, original %v", seed, got, want)
+		}
+	}
+	if held < 200 {
+		t.Errorf("the facts held in only %d states", held)
 	}
 }
 

@@ -16,7 +16,7 @@ func Search() product.Learning {
 // Candidates learns a product node's candidate invariants from its
 // learning table (a product.CandidateFunc).
 func Candidates(b *ir.Builder, cols []product.Column, rows [][]uint64) ([]product.Candidate, error) {
-	cands, err := learn.Learn(b, schema(cols), states(rows), learn.Options{Kinds: learn.Kinds(learn.Equality, learn.Congruence, learn.Xor, learn.Fold, learn.Bound, learn.Order), MaxOddModulus: 5, MaxPairOddModulus: 1, MaxModLog2: 32})
+	cands, err := learn.Learn(b, schema(cols), states(rows), learn.Options{Kinds: learn.Kinds(learn.Equality, learn.Congruence, learn.Xor, learn.Fold, learn.HighBits, learn.Bound, learn.Order), MaxOddModulus: 5, MaxPairOddModulus: 1, MaxModLog2: 32})
 	if err != nil {
 		return nil, err
 	}
