@@ -23,8 +23,9 @@ func (valuesEnv) ApplyFunc(*ir.Func, []ir.Value) (ir.Value, bool) { return ir.Va
 
 // A model refutes an edge's guess when it makes a fact between two
 // non-frame addresses false, or a merged fact (a hull, which the states
-// judged too); never by a stack fact on its own, which no state corrects,
-// nor by a fact the model keeps.
+// judged too); by a stack fact on its own only once, when it has no
+// guard (the edge is then rebuilt with collapsed reads guarded), since
+// no state corrects the frame layout; never by a fact the model keeps.
 func TestRefutes(t *testing.T) {
 	b := ir.NewBuilder()
 	simp := ir.NewSimplifier(b)
@@ -45,7 +46,10 @@ func TestRefutes(t *testing.T) {
 		{"guess refuted", &PEdge{disjoint: map[alias.Fact]bool{guess: true}}, valuesEnv{rsp: 0x7000, d: 0x100a, s: 0x1000}, true},
 		{"path-condition guess refuted", &PEdge{disjointCond: map[alias.Fact]bool{guess: true}}, valuesEnv{rsp: 0x7000, d: 0x1008, s: 0x1000}, true},
 		{"read's guess refuted", &PEdge{readFacts: map[ir.Term]map[alias.Fact]bool{d: {guess: true}}}, valuesEnv{rsp: 0x7000, d: 0x1008, s: 0x1000}, true},
-		{"stack fact false", &PEdge{disjoint: map[alias.Fact]bool{frame: true}}, valuesEnv{rsp: 0x7000, d: 0x6ff8, s: 0x1000}, false},
+		// An unguarded stack fact false: once, to guard the reads the
+		// splitter left unguarded (alias.Splitter.GuardCollapsed).
+		{"unguarded stack fact false", &PEdge{disjoint: map[alias.Fact]bool{frame: true}}, valuesEnv{rsp: 0x7000, d: 0x6ff8, s: 0x1000}, true},
+		{"stack fact false", &PEdge{disjoint: map[alias.Fact]bool{frame: true}, guardCollapsed: true}, valuesEnv{rsp: 0x7000, d: 0x6ff8, s: 0x1000}, false},
 		{"hull false", &PEdge{facts: []ir.Term{hull}}, valuesEnv{rsp: 0x7000, d: 0x100c, s: 0x1000}, true},
 		{"hull kept", &PEdge{facts: []ir.Term{hull}}, valuesEnv{rsp: 0x7000, d: 0x1000, s: 0x2000}, false},
 		{"no model", &PEdge{disjoint: map[alias.Fact]bool{guess: true}}, nil, false},

@@ -218,14 +218,17 @@ func (w *contextWalk) walk(t, guard ir.Term) {
 		w.seen, w.guards, w.shared = map[[2]ir.Term]bool{}, map[ir.Term][]ir.Term{}, map[ir.Term][]ir.Term{}
 	}
 	if common, ok := w.shared[t]; ok {
-		s := intersectSorted(common, w.small(w.conjuncts(guard)))
+		s := intersectSorted(common, w.sharedConjuncts(guard))
 		if len(s) == len(common) {
 			return // guard implies the collapsed guard t was visited under
 		}
 		w.shared[t], guard = s, w.conjunction(s)
 	} else if len(w.guards[t]) == maxGuards {
-		s := w.small(w.conjuncts(guard))
+		s := w.sharedConjuncts(guard)
 		for _, g := range w.guards[t] {
+			if len(s) == 0 {
+				break
+			}
 			s = intersectSorted(s, w.conjuncts(g))
 		}
 		delete(w.guards, t)
@@ -304,8 +307,26 @@ func (w *contextWalk) conjuncts(g ir.Term) []ir.Term {
 	}
 	b := w.b
 	var out []ir.Term
+	// Conditions share subterms: each (term, polarity) is taken once,
+	// or a chain of shared disjunctions is walked exponentially often.
+	seen := map[ir.Term]uint8{}
 	var add func(x ir.Term, neg bool)
 	add = func(x ir.Term, neg bool) {
+		bit := uint8(1)
+		if neg {
+			bit = 2
+		}
+		if seen[x]&bit != 0 {
+			return
+		}
+		seen[x] |= bit
+		if len(seen) > maxConjunctWalk { // a large condition stays whole
+			if neg {
+				x = b.Not(x)
+			}
+			out = append(out, x)
+			return
+		}
 		switch op := b.Op(x); {
 		case op == ir.OpNot:
 			add(b.Arg(x, 0), !neg)
@@ -332,9 +353,6 @@ func (w *contextWalk) conjuncts(g ir.Term) []ir.Term {
 // free for soundness; a guard of large conditions made every fact's query
 // several times slower (clang-16's clamp, 8 passes per edge).
 func (w *contextWalk) small(cs []ir.Term) []ir.Term {
-	if !w.keepShared {
-		return nil
-	}
 	out := cs[:0]
 	for _, c := range cs {
 		if len(out) == maxSharedConjuncts {
@@ -354,6 +372,18 @@ const (
 	maxSharedConjuncts     = 3
 	maxSharedConjunctTerms = 12
 )
+
+// maxConjunctWalk bounds the subterms conjuncts looks into per guard.
+const maxConjunctWalk = 256
+
+// sharedConjuncts are the conjuncts of g a collapsed read may keep (none
+// without keepShared, where nothing is computed).
+func (w *contextWalk) sharedConjuncts(g ir.Term) []ir.Term {
+	if !w.keepShared {
+		return nil
+	}
+	return w.small(w.conjuncts(g))
+}
 
 // conjunction is the guard of the sorted conjuncts cs (ir.NoTerm: none).
 func (w *contextWalk) conjunction(cs []ir.Term) ir.Term {
