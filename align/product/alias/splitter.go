@@ -94,8 +94,8 @@ func NewSplitter(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, facts map[Fac
 // default it is guarded by nothing. The guard is sound either way (every
 // context implies it); it is the refinement for an edge whose unguarded
 // fact a solver's model made false (product/refute.go), since a guard of
-// conditions costs every later query of the edge (clang-16's clamp: 12 s
-// unguarded, 40 s guarded).
+// conditions costs every later query of the edge (clang-16's clamp:
+// 10–13 s unguarded, 28–42 s guarded).
 func (s *Splitter) GuardCollapsed() {
 	s.guardCollapsed = true
 }
@@ -189,10 +189,11 @@ func (s *Splitter) emit(t, guard ir.Term) {
 // conjuncts before it hold (elsewhere the conjunction is false, whatever
 // it is), a disjunct's where those before it fail, an ite arm's where its
 // condition chooses it. A term met in many contexts (a chain of joins or
-// conditional stores: one per combination of arms) is visited instead
-// under the conjuncts all its contexts share (collapse), which every
-// context implies: a read in a path set's later loop pass keeps that
-// pass's loop condition, where guarding it by nothing would claim its
+// conditional stores: one per combination of arms) collapses: it is
+// visited once more unguarded, which covers every context, or, with
+// keepShared, under a few small conjuncts all its contexts share, which
+// every context implies: a read in a path set's later loop pass keeps
+// that pass's loop condition, where guarding it by nothing claims its
 // address apart from the frame in runs that stop before it (an array's
 // one-past-the-end element). A later context without one of those
 // conjuncts visits it again under fewer, so a term is visited at most
@@ -350,8 +351,9 @@ func (w *contextWalk) conjuncts(g ir.Term) []ir.Term {
 // small keeps the conjuncts a collapsed guard may take: a few small ones
 // without memory reads (a loop pass's condition on counters). Any subset
 // of the shared conjuncts is implied by every context, so the choice is
-// free for soundness; a guard of large conditions made every fact's query
-// several times slower (clang-16's clamp, 8 passes per edge).
+// free for soundness; small guards keep the facts' queries small (not
+// measured apart: clang-16's clamp took 28–32 s guarded without this
+// bound, 37–42 s with it, 10–13 s unguarded).
 func (w *contextWalk) small(cs []ir.Term) []ir.Term {
 	out := cs[:0]
 	for _, c := range cs {
