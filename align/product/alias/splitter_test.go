@@ -172,14 +172,7 @@ func TestSplitterSharedContexts(t *testing.T) {
 			vars[c] = ir.BoolValue(bits>>(4+i)&1 != 0)
 		}
 		env := &ir.MapEnv{Vars: vars}
-		ok := true
-		for f := range facts {
-			fv, err := ir.Eval(b, f.Term(b), env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ok = ok && fv.Bool()
-		}
+		ok, want, got := rewriteOnState(t, b, facts, whole, r, env)
 		if !vars[p].Bool() && !ok {
 			t.Errorf("state %d: p fails, yet a fact is false", seed)
 		}
@@ -187,12 +180,7 @@ func TestSplitterSharedContexts(t *testing.T) {
 			continue
 		}
 		held++
-		want, err1 := ir.Eval(b, whole, env)
-		got, err2 := ir.Eval(b, r, env)
-		if err1 != nil || err2 != nil {
-			t.Fatal(err1, err2)
-		}
-		if want.Bool() != got.Bool() {
+		if want != got {
 			t.Errorf("state %d: rewritten %v, original %v", seed, got, want)
 		}
 	}
@@ -239,24 +227,12 @@ func TestSplitterKeepsOverlappingStores(t *testing.T) {
 					m:       ir.MemValue(ir.NewMem(0x5a).With(0x1000, []byte{1, 2, 3, 4, 5, 6, 7, 8})),
 					slotVal: ir.BVValue(ir.NewBV(32, 0x11223344)), v: ir.BVValue(ir.NewBV(32, 0xaabbccdd)),
 				}}
-				ok := true
-				for f := range facts {
-					fv, err := ir.Eval(b, f.Term(b), env)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ok = ok && fv.Bool()
-				}
+				ok, want, got := rewriteOnState(t, b, facts, read, r, env)
 				if !ok {
 					continue
 				}
 				held++
-				want, err1 := ir.Eval(b, read, env)
-				got, err2 := ir.Eval(b, r, env)
-				if err1 != nil || err2 != nil {
-					t.Fatal(err1, err2)
-				}
-				if want.String() != got.String() {
+				if want != got {
 					t.Errorf("rsp %#x d %#x s %#x: rewritten read %v, original %v", rspV, dV, sV, got, want)
 				}
 			}
@@ -265,4 +241,24 @@ func TestSplitterKeepsOverlappingStores(t *testing.T) {
 	if held < 20 {
 		t.Errorf("the facts held in only %d states", held)
 	}
+}
+
+// rewriteOnState evaluates on env whether every fact holds, and the
+// original term and its rewriting (as text).
+func rewriteOnState(t *testing.T, b *ir.Builder, facts map[Fact]bool, orig, rewritten ir.Term, env ir.Env) (held bool, want, got string) {
+	t.Helper()
+	held = true
+	for f := range facts {
+		fv, err := ir.Eval(b, f.Term(b), env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = held && fv.Bool()
+	}
+	w, err1 := ir.Eval(b, orig, env)
+	g, err2 := ir.Eval(b, rewritten, env)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	return held, w.String(), g.String()
 }
