@@ -82,8 +82,9 @@ func TestSplitterGuards(t *testing.T) {
 // TestSplitterManyContexts: a read met under exponentially many contexts
 // (a chain of choices whose arms all reach it, as the calling convention's
 // conditional stores make) gets at most maxGuards guarded facts and then
-// one per conjunct its contexts stop sharing, down to an unguarded one,
-// which covers every other context.
+// an unguarded one, which covers every other context (with
+// GuardCollapsed, one more per conjunct its contexts stop sharing, which
+// the bound below allows for).
 func TestSplitterManyContexts(t *testing.T) {
 	b := ir.NewBuilder()
 	rsp := b.Var("src.rsp", ir.BVSort(64))
