@@ -159,24 +159,36 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 	out := &pair.Outcome{Verdict: pair.Unknown, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges)}
 	qctx := ctx      // the queries' context: shorter while a pinned edge is tried
 	var model ir.Env // of the last Sat answer
-	check := func(name string, assertions ...ir.Term) bool {
+	// attempt asks one query. Within a budget (positive), an unknown
+	// answer while the check has time left is undecided: nothing is
+	// recorded and the caller asks smaller queries instead (cases.go).
+	attempt := func(budget time.Duration, name string, assertions ...ir.Term) (ok, undecided bool) {
 		q := prove.Query{B: b, Assertions: append([]ir.Term{pre}, assertions...)}
 		if prove.DumpQuery != nil {
 			// Before the check: the query a check hangs on is the one
 			// to look at.
 			prove.DumpQuery(fmt.Sprintf("q%d", out.SMTQueries+1), q)
 		}
+		c := qctx
+		if budget > 0 {
+			var cancel context.CancelFunc
+			c, cancel = context.WithTimeout(qctx, budget)
+			defer cancel()
+		}
 		t0 := time.Now()
-		r := s.Check(qctx, q)
+		r := s.Check(c, q)
 		model = r.Model
 		out.SMTQueries++
 		if pair.Debug {
 			fmt.Fprintf(os.Stderr, "eqc: %s: %v in %v\n", name, r.Status, time.Since(t0))
 		}
+		if budget > 0 && r.Status != smtlib.Unsat && r.Status != smtlib.Sat && qctx.Err() == nil {
+			return false, true
+		}
 		out.Obligations = append(out.Obligations, pair.Obligation{Name: name, Status: r.Status, Reason: r.Reason})
 		switch r.Status {
 		case smtlib.Unsat:
-			return true
+			return true, false
 		case smtlib.Sat:
 			out.Reason = "invariants-too-weak: " + name
 			out.Model = r.Model
@@ -202,8 +214,13 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 				out.Reason = "timeout"
 			}
 		}
-		return false
+		return false, false
 	}
+	check := func(name string, assertions ...ir.Term) bool {
+		ok, _ := attempt(0, name, assertions...)
+		return ok
+	}
+	ck := checker{check: check, attempt: attempt, budget: func() time.Duration { return caseBudget(qctx) }}
 	if len(pr.premises) > 0 {
 		// The escaped locals' premises must hold in some state, or every
 		// obligation would be discharged vacuously.
@@ -226,7 +243,7 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 		for tries := 0; ; tries++ {
 			done := len(out.Obligations)
 			model = nil
-			if pr.edgeObligations(e, rebuilt, inductive, pre, check) {
+			if pr.edgeObligations(e, rebuilt, inductive, pre, ck) {
 				return true
 			}
 			// A source path set with too few loop passes (widen.go).
@@ -322,8 +339,9 @@ func pinnedBudget(ctx context.Context) time.Duration {
 // Invariants (with inductive or rebuilt, also that e preserves its
 // to-node's invariants); false at the first that fails, which check has
 // recorded.
-func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Term, check func(string, ...ir.Term) bool) bool {
+func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Term, ck checker) bool {
 	b := pr.p.B
+	check := ck.check
 	sg, dg := pr.p.Src.TFG, pr.p.Dst.TFG
 	from := pr.Nodes[e.From]
 	// The raw hypotheses prove the path conditions' facts; where those
@@ -412,7 +430,7 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 			// through the memory it leaves.
 			return check(where+": memory at a call that does not return", append(live, pr.memoryDiffers(e.postS[x86.StateMem], e.postD[x86.StateMem])...)...)
 		}
-		return pr.exitObligations(e, live, check)
+		return pr.exitObligations(e, live, ck)
 	}
 	var defs []ir.Term
 	for _, c := range to.comps {
@@ -442,16 +460,15 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 }
 
 // exitObligations checks the observables at the return along e.
-func (pr *Product) exitObligations(e *PEdge, live []ir.Term, check func(string, ...ir.Term) bool) bool {
-	b := pr.p.B
+func (pr *Product) exitObligations(e *PEdge, live []ir.Term, ck checker) bool {
 	obs := e.exitObs
 	if obs == nil {
 		obs = pr.p.Observables(e.postS, e.postD)
 	}
 	for _, o := range obs {
-		if !check("exit: "+o.Name, append(live, b.Not(b.Eq(o.Src, o.Dst)))...) {
+		if !ck.equal(pr.p.B, "exit: "+o.Name, live, o.Src, o.Dst) {
 			return false
 		}
 	}
-	return check("exit: memory outside the stack", append(live, pr.memoryDiffers(e.postS[x86.StateMem], e.postD[x86.StateMem])...)...)
+	return ck.check("exit: memory outside the stack", append(live, pr.memoryDiffers(e.postS[x86.StateMem], e.postD[x86.StateMem])...)...)
 }
