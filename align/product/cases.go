@@ -73,12 +73,14 @@ func (ck checker) equal(b *ir.Builder, name string, base []ir.Term, src, dst ir.
 		return ok
 	}
 	for _, d := range ds {
-		ok, undecided := ck.attempt(max(minCaseBudget/4, ck.budget()/4), name+" (by the target's paths)", with(d.guards, differ(src, d.value))...)
-		if !undecided {
-			if !ok {
-				return false
+		if len(ds) > 1 {
+			ok, undecided := ck.attempt(max(minCaseBudget/4, ck.budget()/4), name+" (by the target's paths)", with(d.guards, differ(src, d.value))...)
+			if !undecided {
+				if !ok {
+					return false
+				}
+				continue
 			}
-			continue
 		}
 		for _, s := range ss {
 			if !ck.check(name+" (by both sides' paths)", with(d.guards, s.guards, differ(s.value, d.value))...) {

@@ -94,18 +94,20 @@ func TestCheckerEqual(t *testing.T) {
 	srcWith := func(three ir.Term) ir.Term {
 		return b.Ite(b.Ult(left, k(2)), b.Ite(b.Eq(left, k(0)), a, b.Add(n, a)), b.Ite(b.Eq(left, k(3)), three, b.Add(b.Mul(k(2), n), a)))
 	}
+	flat := b.Add(a, b.Mul(n, left)) // the target without branches
 	good, bad := srcWith(b.Add(b.Mul(k(3), n), a)), srcWith(b.Add(b.Mul(k(3), n), b.Add(a, k(1))))
 	for _, tc := range []struct {
 		name      string
-		src       ir.Term
+		src, dst  ir.Term
 		undecided []string // names of the attempts taken as undecided
 		want      bool
 		asked     []string
 	}{
-		{"whole decides", good, nil, true, []string{"v"}},
-		{"target's leaves decide", good, []string{"v"}, true, []string{"v", "v (by the target's paths)"}},
-		{"both sides' leaves decide", good, []string{"v", "v (by the target's paths)"}, true, []string{"v", "v (by the target's paths)", "v (by both sides' paths)"}},
-		{"a case differs", bad, []string{"v", "v (by the target's paths)"}, false, []string{"v", "v (by the target's paths)", "v (by both sides' paths)"}},
+		{"whole decides", good, dst, nil, true, []string{"v"}},
+		{"target's leaves decide", good, dst, []string{"v"}, true, []string{"v", "v (by the target's paths)"}},
+		{"both sides' leaves decide", good, dst, []string{"v", "v (by the target's paths)"}, true, []string{"v", "v (by the target's paths)", "v (by both sides' paths)"}},
+		{"only the source branches", good, flat, []string{"v"}, true, []string{"v", "v (by both sides' paths)"}},
+		{"a case differs", bad, dst, []string{"v", "v (by the target's paths)"}, false, []string{"v", "v (by the target's paths)", "v (by both sides' paths)"}},
 	} {
 		asked := map[string]bool{}
 		var model ir.Env
@@ -133,7 +135,7 @@ func TestCheckerEqual(t *testing.T) {
 			},
 			budget: func() time.Duration { return time.Second },
 		}
-		if got := ck.equal(b, "v", nil, tc.src, dst); got != tc.want {
+		if got := ck.equal(b, "v", nil, tc.src, tc.dst); got != tc.want {
 			t.Errorf("%s: equal = %v, want %v", tc.name, got, tc.want)
 		}
 		for _, name := range tc.asked {
@@ -147,7 +149,7 @@ func TestCheckerEqual(t *testing.T) {
 		if !tc.want {
 			// The failing case's model is a state where the sides differ.
 			ev := ir.NewEvaluator(b, model)
-			if v, err := ev.Eval(b.Eq(tc.src, dst)); err != nil || v.Bool() {
+			if v, err := ev.Eval(b.Eq(tc.src, tc.dst)); err != nil || v.Bool() {
 				t.Errorf("%s: the model does not separate the sides (%v, %v)", tc.name, v, err)
 			}
 		}
