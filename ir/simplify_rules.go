@@ -190,7 +190,7 @@ var ruleSet = map[Op][]Rule{
 		{"whole", extractWhole},          // x[w−1:0] → x
 		{"of-extract", extractOfExtract}, // x[h:l][h2:l2] → x[h2+l:l2+l]
 		{"of-concat", extractOfConcat},   // a range inside one side of a concat; across the seam, the concat of both sides' pieces
-		{"of-zext", extractOfZeroExt},    // inside x → x[h:l]; inside the zeros → 0
+		{"of-zext", extractOfZeroExt},    // inside x → x[h:l]; inside the zeros → 0; x[h:0] past x → zext(x) to h+1 bits
 		{"of-sext", extractOfSignExt},    // inside x → x[h:l]; x[h:0] past x's sign → sext(x) to h+1 bits
 		{"of-arith", extractOfArith},     // (x op y)[h:0] → x[h:0] op y[h:0] for +, −, · of extracts, extensions, constants
 		{"of-select", extractOfSelect},   // whole bytes of a read → a narrower read
@@ -966,6 +966,11 @@ func extractOfZeroExt(s *Simplifier, t Term) Term {
 		return s.raw(OpExtract, hi, lo, inner)
 	case lo >= w:
 		return returnZero(s, t)
+	case lo == 0:
+		// x's bits and some of the zeros: a narrower extension, so the
+		// low half of a widened product, (zext(a)·zext(b))[63:0], and
+		// the product of a's 64-bit extension are one term.
+		return s.raw(OpZeroExt, hi+1-w, 0, inner)
 	}
 	return NoTerm
 }

@@ -342,6 +342,7 @@ func TestSimplifyRuleExamples(t *testing.T) {
 		{b.Extract(b.Concat(x8, y8), 14, 9), b.Extract(x8, 6, 1)},
 		{b.Extract(b.ZeroExt(x8, 100), 7, 2), b.Extract(x8, 7, 2)},
 		{b.Extract(b.ZeroExt(x8, 100), 100, 8), b.ConstBV(ir.ZeroBV(93))},
+		{b.Extract(b.ZeroExt(x8, 100), 63, 0), b.ZeroExt(x8, 56)},
 		{b.Extract(b.SignExt(x8, 100), 6, 0), b.Extract(x8, 6, 0)},
 		{b.Extract(x128, 127, 0), x128},
 		{b.ZeroExt(b.ZeroExt(x8, 3), 5), b.ZeroExt(x8, 8)},

@@ -69,6 +69,10 @@ func bounds(tm *termer, t *table, e eqResult) []Candidate {
 			if umin > 0 {
 				out = append(out, Candidate{Term: b.Not(b.Eq(x, c(0))), Kind: Bound, Desc: fmt.Sprintf("%s ≠ 0", name)})
 			}
+			// Zero-extended 32-bit data keeps its upper half clear.
+			if w > 32 && umax <= 0xffffffff {
+				out = append(out, Candidate{Term: b.Ule(x, c(0xffffffff)), Kind: Bound, Desc: fmt.Sprintf("%s ≤u %s", name, num(0xffffffff))})
+			}
 			continue
 		}
 		if umin > 0 {
@@ -116,11 +120,22 @@ func bounds(tm *termer, t *table, e eqResult) []Candidate {
 // Houdini round to drop (gcc's vectorized dot product: four lanes of
 // partial sums gave 35 of them, one 1–2 s query each). Two scattered
 // columns in order on every row are kept: that is rarely chance.
+//
+// A 64-bit column whose values are all 32-bit values zero-extended is
+// judged at 32 bits: an x86 instruction that writes a 32-bit register
+// clears the upper half, so the target's registers hold its 32-bit data
+// that way, and over 64 bits no spread of them is a quarter of the range.
+// clang's Horner loop (r = r·x + c[i], unrolled four times) got bounds
+// on its accumulator's register such as rax ≤u 0xfd624587, each of which
+// the solver took over 10 s to refute through the products.
 func scattered(col []uint64, w uint32) bool {
 	if w < 32 || len(col) < minScatteredRows {
 		return false
 	}
 	umin, umax, smin, smax := extremes(col, w)
+	if w > 32 && umax <= 0xffffffff {
+		return scattered(col, 32)
+	}
 	quarter := uint64(1) << (w - 2)
 	return umax-umin >= quarter && uint64(smax-smin) >= quarter
 }

@@ -14,8 +14,8 @@ import (
 // TestBoundsDirect compares the bound candidates with the extremes
 // computed directly on mixed-width data.
 func TestBoundsDirect(t *testing.T) {
-	widths := []uint32{8, 16, 32, 64, 64, 1}
-	f := newFixture([]string{"b", "h", "e", "q", "neg", "flag"}, widths)
+	widths := []uint32{8, 16, 32, 64, 64, 1, 64}
+	f := newFixture([]string{"b", "h", "e", "q", "neg", "flag", "z"}, widths)
 	rng := rand.New(rand.NewPCG(21, 22))
 	for range 100 {
 		f.states = append(f.states, State{Vals: []uint64{
@@ -25,6 +25,7 @@ func TestBoundsDirect(t *testing.T) {
 			rng.Uint64(),                       // anything
 			uint64(int64(-50 + rng.IntN(100))), // 64-bit around zero
 			uint64(rng.IntN(2)),
+			uint64(rng.Uint32()), // 32-bit data zero-extended
 		}})
 	}
 	cs := f.learn(t, Options{Kinds: Kinds(Bound)})
@@ -46,6 +47,9 @@ func TestBoundsDirect(t *testing.T) {
 		if scatteredOracle(f.states, i, w) {
 			if umin > 0 {
 				want = append(want, name+" ≠ 0") // data (q): no extremes
+			}
+			if w == 64 && umax <= 0xffffffff {
+				want = append(want, name+" ≤u "+num(0xffffffff)) // but the upper half clear (z)
 			}
 			continue
 		}
@@ -161,6 +165,9 @@ func TestOrdersDirect(t *testing.T) {
 func scatteredOracle(states []State, i int, w uint32) bool {
 	if w < 32 || len(states) < 4 {
 		return false
+	}
+	if w == 64 && !slices.ContainsFunc(states, func(st State) bool { return st.Vals[i] > 0xffffffff }) {
+		w = 32 // zero-extended 32-bit values are judged as such
 	}
 	spread := func(signed bool) bool {
 		lo, hi := new(big.Int), new(big.Int)

@@ -79,6 +79,16 @@
 // it is sent as it is when no read is left or its reads are too many to
 // make constants.
 //
+// A query with products or quotients of two non-constant bit-vectors
+// (16 bits or more) is first asked weaker, each such term a fresh
+// constant (nonlinear.go): unsat there is unsat for the query. When that
+// one is sat it is asked stronger, every product zero beside the
+// assertion that one factor of each is: a model there, checked against
+// the query, is the query's. Only then is the query asked as it is. Each
+// attempt has at most 2 s and half the time left; the multiplier circuits
+// of a sanitizer build's overflow tests kept z3 for over 10 s on loop
+// invariant queries that needed none of them.
+//
 // Two wrappers are TextSolvers themselves:
 //
 //   - Portfolio races several solvers and keeps the first definite answer,

@@ -77,6 +77,15 @@ type HoudiniEdge struct {
 	// always sound: what survives is still proved inductive), HoudiniAsk
 	// to leave it to the solver.
 	Settle func(premise []ir.Term, idx []int, posts []ir.Term) []HoudiniVerdict
+	// Rewrite, when set, is given From's kept invariants (premise) and
+	// returns a rewriting of terms over the state before the edge into
+	// terms equal to them wherever premise holds, or nil for none. Each
+	// query along the edge asks about the rewritten Pre and Posts and
+	// keeps premise as it is, so it is satisfiable exactly when the
+	// original is, and its models are the original's. (The loop engine
+	// replaces the variables the premise defines by their terms, so that
+	// the two sides' equal computations become one term.)
+	Rewrite func(premise []ir.Term) func(ir.Term) ir.Term
 }
 
 // HoudiniVerdict is what a HoudiniEdge's Settle says of one candidate.
@@ -262,7 +271,18 @@ func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term
 				if len(posts) == 0 {
 					break
 				}
-				pre := append(append([]ir.Term(nil), e.Pre...), r.Invariants(cands, e.From)...)
+				premise := r.Invariants(cands, e.From)
+				pre := append(append([]ir.Term(nil), e.Pre...), premise...)
+				if e.Rewrite != nil {
+					if rw := e.Rewrite(premise); rw != nil {
+						for k := range e.Pre {
+							pre[k] = rw(pre[k])
+						}
+						for k := range posts {
+							posts[k] = rw(posts[k])
+						}
+					}
+				}
 				q := Query{B: b, Assertions: append(pre, b.Not(b.And(posts...)))}
 				if DumpQuery != nil {
 					DumpQuery(fmt.Sprintf("houdini-n%d-n%d-%d", e.From, e.To, len(posts)), q)

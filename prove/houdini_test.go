@@ -304,3 +304,69 @@ func TestHoudiniRefine(t *testing.T) {
 		t.Errorf("%d refinements of one site, want at most %d", len(sites), maxRefinements)
 	}
 }
+
+// recordSolver keeps the assertions of every query it is asked.
+type recordSolver struct {
+	Solver
+	queries [][]ir.Term
+}
+
+func (s *recordSolver) Check(ctx context.Context, q Query) Result {
+	s.queries = append(s.queries, q.Assertions)
+	return s.Solver.Check(ctx, q)
+}
+
+// TestHoudiniRewrite: a loop of two counters x and y stepped alike, whose
+// candidate x = y lets the edge's Rewrite replace x by y. The fixpoint is
+// the one without the rewrite, the rewrite is given the kept candidates,
+// and no query's Pre or Posts mention x while x = y is kept (the premise
+// still does).
+func TestHoudiniRewrite(t *testing.T) {
+	setup := func() (*ir.Builder, ir.Term, [][]ir.Term, []HoudiniEdge) {
+		b := ir.NewBuilder()
+		x, y := b.Var("x", ir.BVSort(32)), b.Var("y", ir.BVSort(32))
+		two := b.Const(32, 2)
+		cands := [][]ir.Term{{
+			b.Eq(x, y),
+			b.Eq(b.Extract(y, 0, 0), b.Const(1, 0)),
+			b.Not(b.Eq(x, b.Const(32, 1))),
+			b.Ult(x, b.Const(32, 100)),
+		}}
+		sub := ir.NewSubstituter(b, map[ir.Term]ir.Term{x: b.Add(x, two), y: b.Add(y, two)})
+		pre := b.Not(b.Eq(b.Add(x, two), b.Const(32, 7)))
+		return b, x, cands, []HoudiniEdge{{From: 0, To: 0, Pre: []ir.Term{pre}, Post: sub.Apply}}
+	}
+	want := []bool{true, true, true, false}
+	b, _, cands, edges := setup()
+	if r := Houdini(context.Background(), houdiniSolver(t), b, cands, edges); r.Unknown != "" || !slices.Equal(r.Kept[0], want) {
+		t.Fatalf("without the rewrite: kept %v (%q), want %v", r.Kept[0], r.Unknown, want)
+	}
+	b, x, cands, edges := setup()
+	eq := cands[0][0]
+	y := b.Arg(eq, 1)
+	calls := 0
+	edges[0].Rewrite = func(premise []ir.Term) func(ir.Term) ir.Term {
+		calls++
+		if !slices.Contains(premise, eq) {
+			return nil
+		}
+		sub := ir.NewSubstituter(b, map[ir.Term]ir.Term{x: y})
+		return sub.Apply
+	}
+	rs := &recordSolver{Solver: houdiniSolver(t)}
+	r := Houdini(context.Background(), rs, b, cands, edges)
+	if r.Unknown != "" || !slices.Equal(r.Kept[0], want) {
+		t.Fatalf("with the rewrite: kept %v (%q), want %v", r.Kept[0], r.Unknown, want)
+	}
+	if calls == 0 || len(rs.queries) == 0 {
+		t.Fatalf("%d rewrites for %d queries", calls, len(rs.queries))
+	}
+	for _, q := range rs.queries {
+		// Pre first, then the premise (it names x), then the posts.
+		for _, a := range []ir.Term{q[0], q[len(q)-1]} {
+			if slices.Contains(b.PostOrder(a), x) {
+				t.Errorf("a query mentions x outside its premise: %s", b.Short(a))
+			}
+		}
+	}
+}

@@ -63,6 +63,35 @@ func (s *textSolver) Name() string { return s.ts.Name() }
 func (s *textSolver) Close() error { return s.ts.Close() }
 
 func (s *textSolver) Check(ctx context.Context, q Query) Result {
+	var spent time.Duration
+	attempt := func(aq Query) Result {
+		actx, cancel := context.WithTimeout(ctx, nonlinearBudget(ctx))
+		defer cancel()
+		r := s.check(actx, aq)
+		spent += r.Elapsed
+		return r
+	}
+	if aq, ok := abstractNonlinear(q); ok {
+		r := attempt(aq)
+		if r.Status == smtlib.Unsat {
+			r.Elapsed = spent
+			return r
+		}
+		if rq, ok := restrictNonlinear(q); ok && r.Status == smtlib.Sat {
+			if r := attempt(rq); r.Status == smtlib.Sat && modelSatisfies(q, r.Model) == nil {
+				r.Elapsed = spent
+				return r
+			}
+		}
+	}
+	r := s.check(ctx, q)
+	r.Elapsed += spent
+	return r
+}
+
+// check asks q as it is (nonlinear.go says why Check may ask another
+// query first).
+func (s *textSolver) check(ctx context.Context, q Query) Result {
 	sent := q
 	ak, reduced := reduceReads(q)
 	arrayFree := reduced

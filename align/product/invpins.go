@@ -20,9 +20,9 @@ import (
 // equality is an invariant of the from-node, so the replaced terms equal
 // the originals in every state the edge's obligations consider.
 
-// invariantPins returns the pins node n's invariants define, leaving out
-// the variables in taken.
-func (pr *Product) invariantPins(n *PNode, taken map[ir.Term]bool) []pin {
+// invariantPins returns the pins the invariants invs of node n define,
+// leaving out the variables in taken.
+func (pr *Product) invariantPins(n *PNode, invs []ir.Term, taken map[ir.Term]bool) []pin {
 	b := pr.p.B
 	chosen := map[ir.Term]ir.Term{}
 	var order []ir.Term
@@ -75,7 +75,7 @@ func (pr *Product) invariantPins(n *PNode, taken map[ir.Term]bool) []pin {
 	for _, side := range []int{-1, 1} {
 		for changed := true; changed; {
 			changed = false
-			for _, inv := range n.Invariants {
+			for _, inv := range invs {
 				if v, t, ok := define(inv, side); ok {
 					chosen[v] = t
 					order = append(order, v)
@@ -100,4 +100,27 @@ func (pr *Product) invariantPins(n *PNode, taken map[ir.Term]bool) []pin {
 		out = append(out, pin{v, pr.simp.Simplify(t)})
 	}
 	return out
+}
+
+// houdiniRewrite is the Rewrite of Houdini's edges out of node n: the
+// pins the kept candidates define, so that the queries that decide which
+// candidates are inductive see the two sides' equal computations as one
+// term, as the obligations do once the invariants are known. clang's
+// factorial, unrolled eight times with its products reassociated, asked
+// whether the eight 64-bit products of both sides agree over r8 and the
+// source's counter tied by a candidate, and z3 ran past a minute; with
+// the target's counter replaced it took seconds.
+func (pr *Product) houdiniRewrite(n *PNode) func([]ir.Term) func(ir.Term) ir.Term {
+	return func(premise []ir.Term) func(ir.Term) ir.Term {
+		pins := pr.invariantPins(n, premise, nil)
+		if len(pins) == 0 {
+			return nil
+		}
+		m := make(map[ir.Term]ir.Term, len(pins))
+		for _, p := range pins {
+			m[p.v] = p.t
+		}
+		sub := ir.NewSubstituter(pr.p.B, m)
+		return func(t ir.Term) ir.Term { return pr.simp.Simplify(sub.Apply(t)) }
+	}
 }
