@@ -206,6 +206,7 @@ var ruleSet = map[Op][]Rule{
 		{"by-0", extByZero},
 		{"of-sext", extOfSameExt},     // sext(sext(x, n1), n2) → sext(x, n1+n2)
 		{"of-zext", signExtOfZeroExt}, // sext(zext(x, n1≥1), n2) → zext(x, n1+n2): the sign is 0
+		{"of-clear", signExtOfClear},  // sext(x) → zext(x) when x's top bit is 0 whatever its variables
 	},
 	OpUlt: {
 		{"fold", fold},
@@ -1053,6 +1054,71 @@ func extByZero(s *Simplifier, t Term) Term {
 		return s.b.Arg(t, 0)
 	}
 	return NoTerm
+}
+
+// signExtOfClear is sext(x) → zext(x) when x is below 2^(w−1) for every
+// value of its variables (valueBits), so that its sign bit is 0. A square
+// of a 16-bit element, sext(a)·sext(a) over 32 bits, is at most 2^30:
+// the source widens it to long with movslq, the target's vector code
+// (pmaddwd, then interleaving with zeros) with zeros, and the two sums
+// are one term only when both extensions are.
+func signExtOfClear(s *Simplifier, t Term) Term {
+	x := s.b.Arg(t, 0)
+	w := s.b.Width(x)
+	if valueBits(s.b, x, valueBitsDepth) >= w {
+		return NoTerm
+	}
+	n, _ := s.b.Params(t)
+	return s.raw(OpZeroExt, n, 0, x)
+}
+
+// valueBitsDepth bounds valueBits' recursion: the facts it finds are
+// near the top of a term, and terms may be deep chains.
+const valueBitsDepth = 6
+
+// valueBits returns k ≤ w (x's width) such that x < 2^k, read unsigned,
+// for every value of x's variables: w when nothing smaller is known.
+func valueBits(b *Builder, x Term, depth int) uint32 {
+	w := b.Width(x)
+	if depth == 0 {
+		return w
+	}
+	sub := func(y Term) uint32 { return valueBits(b, y, depth-1) }
+	switch b.Op(x) {
+	case OpConst:
+		return uint32(b.ConstValue(x).Big().BitLen())
+	case OpZeroExt:
+		return sub(b.Arg(x, 0))
+	case OpExtract:
+		if hi, lo := b.Params(x); lo == 0 {
+			return min(hi+1, sub(b.Arg(x, 0)))
+		}
+	case OpBVAnd:
+		return min(sub(b.Arg(x, 0)), sub(b.Arg(x, 1)))
+	case OpLShr:
+		if c := b.Arg(x, 1); b.Op(c) == OpConst {
+			k := b.ConstValue(c).Big()
+			if !k.IsUint64() || k.Uint64() >= uint64(w) {
+				return 0
+			}
+			v := sub(b.Arg(x, 0))
+			return v - min(uint32(k.Uint64()), v)
+		}
+	case OpIte:
+		return max(sub(b.Arg(x, 1)), sub(b.Arg(x, 2)))
+	case OpMul:
+		y, z := b.Arg(x, 0), b.Arg(x, 1)
+		if y == z && b.Op(y) == OpSignExt {
+			// A square of an n-bit signed value is at most 2^(2n−2).
+			if n := b.Width(b.Arg(y, 0)); 2*n-1 <= w {
+				return 2*n - 1
+			}
+		}
+		if k := sub(y) + sub(z); k <= w {
+			return k
+		}
+	}
+	return w
 }
 
 func signExtOfZeroExt(s *Simplifier, t Term) Term {

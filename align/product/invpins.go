@@ -1,6 +1,9 @@
 package product
 
 import (
+	"cmp"
+	"slices"
+
 	"eqc/ir"
 )
 
@@ -72,6 +75,14 @@ func (pr *Product) invariantPins(n *PNode, invs []ir.Term, taken map[ir.Term]boo
 		}
 		return ir.NoTerm, ir.NoTerm, false
 	}
+	// A variable the invariants give whole, part by part, as terms of no
+	// fresh variable (the zero register clang interleaves 16-bit elements
+	// with, xmm1[63:0] = 0 and xmm1[127:64] = 0) is their concatenation:
+	// its lanes' products by the elements are then zero, not products of
+	// variables the solver must bit-blast.
+	for _, v := range wholeByParts(b, invs, func(v ir.Term) bool { _, ok := live(v); return ok }, func(t ir.Term) bool { return freeOf(t, -1) }) {
+		chosen[v.v], order = v.t, append(order, v.v)
+	}
 	for _, side := range []int{-1, 1} {
 		for changed := true; changed; {
 			changed = false
@@ -98,6 +109,61 @@ func (pr *Product) invariantPins(n *PNode, invs []ir.Term, taken map[ir.Term]boo
 			t = u
 		}
 		out = append(out, pin{v, pr.simp.Simplify(t)})
+	}
+	return out
+}
+
+// wholeByParts returns the pins of the variables v (live) that equalities
+// extract[h:l](v) = t among invs, with t free (of fresh variables), cover
+// bit by bit: v is the concatenation of those terms.
+func wholeByParts(b *ir.Builder, invs []ir.Term, live, free func(ir.Term) bool) []pin {
+	type part struct {
+		hi, lo uint32
+		t      ir.Term
+	}
+	parts := map[ir.Term][]part{}
+	var vars []ir.Term
+	for _, eq := range invs {
+		if b.Op(eq) != ir.OpEq {
+			continue
+		}
+		for k := 0; k < 2; k++ {
+			l, r := b.Arg(eq, k), b.Arg(eq, 1-k)
+			if b.Op(l) != ir.OpExtract || b.Op(b.Arg(l, 0)) != ir.OpVar {
+				continue
+			}
+			v := b.Arg(l, 0)
+			if !live(v) || !free(r) {
+				continue
+			}
+			if parts[v] == nil {
+				vars = append(vars, v)
+			}
+			hi, lo := b.Params(l)
+			parts[v] = append(parts[v], part{hi, lo, r})
+			break
+		}
+	}
+	var out []pin
+	for _, v := range vars {
+		ps := parts[v]
+		slices.SortFunc(ps, func(x, y part) int { return cmp.Compare(x.lo, y.lo) })
+		var t ir.Term
+		next := uint32(0) // the lowest bit not covered yet
+		for _, p := range ps {
+			if p.lo != next {
+				continue // a range seen already, or a gap (then next stays short)
+			}
+			if next == 0 {
+				t = p.t
+			} else {
+				t = b.Concat(p.t, t)
+			}
+			next = p.hi + 1
+		}
+		if next == b.Width(v) {
+			out = append(out, pin{v, t})
+		}
 	}
 	return out
 }
