@@ -26,6 +26,10 @@ import (
 //     those it finds broken are dropped. Before the first query, every
 //     Settle is applied round the edges until none drops anything, so
 //     that no query carries a candidate a cheap rule rules out.
+//   - an edge's Rewrite replaces, in each query along it, the edge's Pre
+//     and Posts by terms equal to them under the from-site's kept
+//     candidates (the loop engine's pins), which stay in the query as
+//     they are: the query has the original's models.
 //   - HoudiniOptions.Split: a query the solver does not decide is asked
 //     again about each candidate alone, and the candidates not proved
 //     preserved are dropped; the fixpoint is then still reached (weaker)
