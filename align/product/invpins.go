@@ -167,26 +167,3 @@ func wholeByParts(b *ir.Builder, invs []ir.Term, live, free func(ir.Term) bool) 
 	}
 	return out
 }
-
-// houdiniRewrite is the Rewrite of Houdini's edges out of node n: the
-// pins the kept candidates define, so that the queries that decide which
-// candidates are inductive see the two sides' equal computations as one
-// term, as the obligations do once the invariants are known. clang's
-// factorial, unrolled eight times with its products reassociated, asked
-// whether the eight 64-bit products of both sides agree over r8 and the
-// source's counter tied by a candidate, and z3 ran past a minute on the
-// dumped query; with the target's counter replaced it took 2.6 s.
-func (pr *Product) houdiniRewrite(n *PNode) func([]ir.Term) func(ir.Term) ir.Term {
-	return func(premise []ir.Term) func(ir.Term) ir.Term {
-		pins := pr.invariantPins(n, premise, nil)
-		if len(pins) == 0 {
-			return nil
-		}
-		m := make(map[ir.Term]ir.Term, len(pins))
-		for _, p := range pins {
-			m[p.v] = p.t
-		}
-		sub := ir.NewSubstituter(pr.p.B, m)
-		return func(t ir.Term) ir.Term { return pr.simp.Simplify(sub.Apply(t)) }
-	}
-}

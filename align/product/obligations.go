@@ -74,7 +74,7 @@ func (pr *Product) houdini(ctx context.Context, s prove.Solver, pre ir.Term) (in
 		if e.Infeasible || len(cands[e.To]) == 0 {
 			continue
 		}
-		hedges = append(hedges, prove.HoudiniEdge{From: e.From, To: e.To, Pre: pr.edgePre(e, pre), Post: pr.post(e), Rewrite: pr.houdiniRewrite(pr.Nodes[e.From])})
+		hedges = append(hedges, prove.HoudiniEdge{From: e.From, To: e.To, Pre: pr.edgePre(e, pre), Post: pr.post(e)})
 	}
 	o := prove.HoudiniOptions{Split: true, QueryTimeout: houdiniQueryBudget(ctx)}
 	if w := pr.learning.Weaken; w != nil {
