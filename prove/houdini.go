@@ -26,10 +26,6 @@ import (
 //     those it finds broken are dropped. Before the first query, every
 //     Settle is applied round the edges until none drops anything, so
 //     that no query carries a candidate a cheap rule rules out.
-//   - an edge's Rewrite replaces, in each query along it, the edge's Pre
-//     and Posts by terms equal to them under the from-site's kept
-//     candidates (the loop engine's pins), which stay in the query as
-//     they are: the query has the original's models.
 //   - HoudiniOptions.Split: a query the solver does not decide is asked
 //     again about each candidate alone, and the candidates not proved
 //     preserved are dropped; the fixpoint is then still reached (weaker)
@@ -81,15 +77,6 @@ type HoudiniEdge struct {
 	// always sound: what survives is still proved inductive), HoudiniAsk
 	// to leave it to the solver.
 	Settle func(premise []ir.Term, idx []int, posts []ir.Term) []HoudiniVerdict
-	// Rewrite, when set, is given From's kept invariants (premise) and
-	// returns a rewriting of terms over the state before the edge into
-	// terms equal to them wherever premise holds, or nil for none. Each
-	// query along the edge asks about the rewritten Pre and Posts and
-	// keeps premise as it is, so it is satisfiable exactly when the
-	// original is, and its models are the original's. (The loop engine
-	// replaces the variables the premise defines by their terms, so that
-	// the two sides' equal computations become one term.)
-	Rewrite func(premise []ir.Term) func(ir.Term) ir.Term
 }
 
 // HoudiniVerdict is what a HoudiniEdge's Settle says of one candidate.
@@ -275,18 +262,7 @@ func HoudiniWith(ctx context.Context, s Solver, b *ir.Builder, cands [][]ir.Term
 				if len(posts) == 0 {
 					break
 				}
-				premise := r.Invariants(cands, e.From)
-				pre := append(append([]ir.Term(nil), e.Pre...), premise...)
-				if e.Rewrite != nil {
-					if rw := e.Rewrite(premise); rw != nil {
-						for k := range e.Pre {
-							pre[k] = rw(pre[k])
-						}
-						for k := range posts {
-							posts[k] = rw(posts[k])
-						}
-					}
-				}
+				pre := append(append([]ir.Term(nil), e.Pre...), r.Invariants(cands, e.From)...)
 				q := Query{B: b, Assertions: append(pre, b.Not(b.And(posts...)))}
 				if DumpQuery != nil {
 					DumpQuery(fmt.Sprintf("houdini-n%d-n%d-%d", e.From, e.To, len(posts)), q)

@@ -56,7 +56,7 @@ func LaneWidths(pr *Product) []uint32 { return pr.laneWidths() }
 // variable and term.
 func InvariantPins(pr *Product, n *PNode) [][2]ir.Term {
 	var out [][2]ir.Term
-	for _, p := range pr.invariantPins(n, n.Invariants, nil) {
+	for _, p := range pr.invariantPins(n, nil) {
 		out = append(out, [2]ir.Term{p.v, p.t})
 	}
 	return out

@@ -23,9 +23,10 @@ import (
 // equality is an invariant of the from-node, so the replaced terms equal
 // the originals in every state the edge's obligations consider.
 
-// invariantPins returns the pins the invariants invs of node n define,
-// leaving out the variables in taken.
-func (pr *Product) invariantPins(n *PNode, invs []ir.Term, taken map[ir.Term]bool) []pin {
+// invariantPins returns the pins node n's invariants define, leaving out
+// the variables in taken.
+func (pr *Product) invariantPins(n *PNode, taken map[ir.Term]bool) []pin {
+	invs := n.Invariants
 	b := pr.p.B
 	chosen := map[ir.Term]ir.Term{}
 	var order []ir.Term

@@ -339,7 +339,7 @@ func (pr *Product) settlePins(ctx context.Context, s prove.Solver, pre ir.Term, 
 	for _, p := range kept {
 		taken[p.v] = true
 	}
-	if kept = append(kept, pr.invariantPins(pr.Nodes[e.From], pr.Nodes[e.From].Invariants, taken)...); len(kept) == 0 {
+	if kept = append(kept, pr.invariantPins(pr.Nodes[e.From], taken)...); len(kept) == 0 {
 		return queries, false, false
 	}
 	if pair.Debug {
