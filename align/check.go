@@ -113,10 +113,14 @@ type Result struct {
 	// The size of the two functions: instructions (assembly lines) and
 	// natural loops; and the composite edges of the target's TFG, between
 	// its entry, loop heads and exit (ir.TFG.CompositeEdges).
-	ALOCSrc           int `json:"aloc_src,omitempty"`
-	ALOCDst           int `json:"aloc_dst,omitempty"`
-	LoopsSrc          int `json:"loops_src,omitempty"`
-	LoopsDst          int `json:"loops_dst,omitempty"`
+	ALOCSrc  int `json:"aloc_src,omitempty"`
+	ALOCDst  int `json:"aloc_dst,omitempty"`
+	LoopsSrc int `json:"loops_src,omitempty"`
+	LoopsDst int `json:"loops_dst,omitempty"`
+	// Call sites of the two functions (tail calls included), so that
+	// reports can tell functions with calls from those without.
+	CallsSrc          int `json:"calls_src,omitempty"`
+	CallsDst          int `json:"calls_dst,omitempty"`
 	CompositeEdgesDst int `json:"composite_edges_dst,omitempty"`
 	// CacheHits counts the queries the solver cache answered (set by the
 	// caller that owns the cache).
@@ -205,6 +209,7 @@ func check(ctx context.Context, req Request, s prove.Solver) (Result, error) {
 	p.SetModels(models)
 	res.ALOCSrc, res.ALOCDst = len(p.Src.Fn.Insts), len(p.Dst.Fn.Insts)
 	res.LoopsSrc, res.LoopsDst = len(p.Src.Fn.Loops), len(p.Dst.Fn.Loops)
+	res.CallsSrc, res.CallsDst = len(p.Src.Fn.CallSites), len(p.Dst.Fn.CallSites)
 	res.CompositeEdgesDst = p.Dst.TFG.CompositeEdges()
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc

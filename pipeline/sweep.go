@@ -586,6 +586,7 @@ func makeRow(cfg Config, c Check, out outcome, started time.Time) results.Row {
 		Counterexamples: out.res.Counterexamples,
 		Candidates:      out.res.Candidates, Invariants: out.res.Invariants,
 		ALOCSrc: out.res.ALOCSrc, ALOCDst: out.res.ALOCDst, LoopsSrc: out.res.LoopsSrc, LoopsDst: out.res.LoopsDst,
+		CallsSrc: out.res.CallsSrc, CallsDst: out.res.CallsDst,
 		CompositeEdgesDst: out.res.CompositeEdgesDst, TestVectors: out.res.TestVectors, CacheHits: out.res.CacheHits,
 		CPUS: out.procCPU.Seconds(), TimeoutS: cfg.Timeout.Seconds(), EQCVersion: cfg.Version, StartedAt: started,
 		SrcFile: c.SrcFile, DstFile: c.DstFile, Variant: c.Variant,

@@ -86,6 +86,8 @@ type workerResult struct {
 	ALOCDst                  int64           `json:"aloc_dst,omitempty"`
 	LoopsSrc                 int64           `json:"loops_src,omitempty"`
 	LoopsDst                 int64           `json:"loops_dst,omitempty"`
+	CallsSrc                 int64           `json:"calls_src,omitempty"`
+	CallsDst                 int64           `json:"calls_dst,omitempty"`
 	CompositeEdgesDst        int64           `json:"composite_edges_dst,omitempty"`
 	TestVectors              int64           `json:"test_vectors,omitempty"`
 	CacheHits                int64           `json:"cache_hits,omitempty"`

@@ -10,7 +10,8 @@
 // candidates, src_compiler: a cross-compiler pair's source compiler, which
 // reports join to compiler as "SRC→DST", Row.CompilerLabel; correlator,
 // candidates_expanded, candidates_pruned: the static engine's best-first
-// correlator and its counts).
+// correlator and its counts; calls_src, calls_dst: call sites of the two
+// functions).
 // Columns are added, never
 // renamed or retyped (SchemaVersion counts the additions); a file written
 // before a column existed reads with that column zero. Text is UTF-8,

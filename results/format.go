@@ -666,7 +666,8 @@ func locString(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// WriteReport prints the whole report of rows: the summary, the UB
+// WriteReport prints the whole report of rows: the summary, the split by
+// shape (when rows record calls), the UB
 // ablation (when more than one UB model occurs), the per-kernel table of
 // each suite and the loop engine's search per check (when any). Repeated
 // checks count once (Latest). Text tables have no width limit (see
@@ -681,6 +682,9 @@ func WriteReportOpts(w io.Writer, rows []Row, f Format, o Options) error {
 	rows = Latest(rows)
 	groups := Summarize(rows)
 	tables := []*Table{SummaryTable(groups)}
+	if lines := Shapes(rows); lines != nil {
+		tables = append(tables, ShapeTable(lines))
+	}
 	if a := Ablations(groups); a != nil {
 		tables = append(tables, AblationTable(a))
 		if needs := UBNeeds(rows); len(needs) > 0 {

@@ -78,6 +78,7 @@ func randomRow(rng *rand.Rand) Row {
 		WallS:  randomFloat(rng), CPUS: randomFloat(rng), SMTQueries: randomCount(rng), SMTS: randomFloat(rng),
 		CacheHits: randomCount(rng), ALOCSrc: randomCount(rng), ALOCDst: randomCount(rng),
 		LoopsSrc: randomCount(rng), LoopsDst: randomCount(rng), CompositeEdgesDst: randomCount(rng),
+		CallsSrc: randomCount(rng), CallsDst: randomCount(rng),
 		ProductNodes: randomCount(rng), ProductEdges: randomCount(rng), Invariants: randomCount(rng),
 		AlignmentPredicatesTried: randomCount(rng), CorrelationsTried: randomCount(rng),
 		Backtracks: randomCount(rng), Counterexamples: randomCount(rng), TestVectors: randomCount(rng),

@@ -13,7 +13,7 @@ import (
 // MetadataSchemaVersion. It changes when a column is added (extend, do not
 // rename): a reader of version N reads files of any version <= N, missing
 // columns reading as zero values.
-const SchemaVersion = "6" // 2: variant; 3: proof_verified; 4: candidates; 5: src_compiler; 6: correlator, candidates_expanded, candidates_pruned
+const SchemaVersion = "7" // 2: variant; 3: proof_verified; 4: candidates; 5: src_compiler; 6: correlator, candidates_expanded, candidates_pruned; 7: calls_src, calls_dst
 
 // MetadataSchemaVersion is the key/value metadata key holding SchemaVersion.
 const MetadataSchemaVersion = "eqc.results.schema_version"
@@ -101,6 +101,11 @@ type Row struct {
 	// ruled out before any solver query.
 	CandidatesExpanded int64 `parquet:"candidates_expanded"`
 	CandidatesPruned   int64 `parquet:"candidates_pruned"`
+	// CallsSrc and CallsDst are the call sites of the source and target
+	// functions, tail calls included (zero in files before schema 7, which
+	// did not record them).
+	CallsSrc int64 `parquet:"calls_src"`
+	CallsDst int64 `parquet:"calls_dst"`
 }
 
 // CompilerLabel names the row's compilers as reports group them: compiler,

@@ -155,6 +155,10 @@ func TestSweepEndToEndAndResume(t *testing.T) {
 			t.Errorf("%s: composite_edges_dst %d, want 1", r.Function, r.CompositeEdgesDst)
 		}
 	}
+	// The call columns: callg calls g on both sides, f calls nothing.
+	if f, g := byFunc["f"], byFunc["callg"]; f.CallsSrc != 0 || f.CallsDst != 0 || g.CallsSrc != 1 || g.CallsDst != 1 {
+		t.Errorf("calls_src/calls_dst: f %d/%d, callg %d/%d, want 0/0 and 1/1", f.CallsSrc, f.CallsDst, g.CallsSrc, g.CallsDst)
+	}
 	if r := byFunc["f"]; !r.ProofVerified || r.ProofFile == "" || r.Error != "" {
 		t.Errorf("f: proof %q verified %v (%s), want a proof eqc proof verify accepted", r.ProofFile, r.ProofVerified, r.Error)
 	} else if _, err := os.Stat(r.ProofFile); err != nil {
