@@ -19,15 +19,17 @@ import (
 // level, clang only at -O2, for its call-site records), the same one for
 // both lifts of a pair (Callees.Protos). Scalars come from rdi…r9 and
 // xmm0…7 at their declared widths, the rest from the 8-byte stack slots
-// above rsp, in SysV order. A callee with no prototype, and the variadic
-// part of one with, takes what the source's call sites set: the longest
-// prefix of rdi…r9 and of xmm0…7 that some call site of the callee writes
-// between the previous call and the call (SiteArgs), whole, since no type
-// says how much of each register counts. Unoptimized code sets every
-// argument there; the count is an over-approximation (every register the
-// block writes, however), so it never leaves out an argument such a
-// source passes — comparing one more register can only make a check
-// unknown. Stack arguments without a prototype are not counted: a call
+// above rsp, in SysV order. A callee with no prototype (every indirect
+// call), and the variadic part of one with, takes what the source's call
+// sites set: the longest prefix of rdi…r9 and of xmm0…7 that some call
+// site of the callee writes between the previous call and the call
+// (SiteArgs), whole, since no type says how much of each register counts.
+// Unoptimized code sets every argument there, and last: a register whose
+// last write there is read again before the call (an address computed in
+// rcx, a value copied from rdx into rsi, the target of `call *%rcx`) held
+// a temporary, not an argument, and does not count. Otherwise the count is
+// an over-approximation, so it never leaves out an argument such a source
+// passes — comparing one more register can only make a check unknown. Stack arguments without a prototype are not counted: a call
 // whose source call site pushes or stores at rsp has an incomplete
 // argument list (Args.Complete false).
 
@@ -106,10 +108,24 @@ func definedIn(name string, files ...*File) bool {
 }
 
 // siteArgs scans the instructions from the call back to the start of its
-// block or the previous call for writes of argument registers.
+// block or the previous call for writes of argument registers. A register
+// read after its last write there (an indirect call's own target register
+// included) was a temporary of the call's code and does not count.
 func siteArgs(fn *Function, cs CallSite) SiteArgs {
 	var out SiteArgs
 	first := fn.Blocks[cs.Block].First
+	// readAfter: registers read by the instructions scanned so far, which
+	// follow the one at hand; decided: registers whose last write was met.
+	// Both by kind (GPR, XMM) and index.
+	var readAfter, decided [2][16]bool
+	mark := func(set *[2][16]bool, r x86asm.Reg) {
+		if ri := lookupReg(r); ri.kind == regGPR || ri.kind == regXMM {
+			set[ri.kind-regGPR][ri.index] = true
+		}
+	}
+	if r, ok := fn.Insts[cs.Inst].Inst.Args[0].(x86asm.Reg); ok && !cs.HasCallee {
+		mark(&readAfter, r)
+	}
 	// Stack arguments are pushed or stored after the last other change
 	// of rsp (the frame's allocation; before it, the prologue's pushes).
 	frameSet := false
@@ -126,6 +142,13 @@ func siteArgs(fn *Function, cs CallSite) SiteArgs {
 		}
 		for _, r := range mayWrite(in) {
 			ri := lookupReg(r)
+			if ri.kind != regGPR && ri.kind != regXMM || decided[ri.kind-regGPR][ri.index] {
+				continue
+			}
+			decided[ri.kind-regGPR][ri.index] = true
+			if readAfter[ri.kind-regGPR][ri.index] {
+				continue // a temporary
+			}
 			switch ri.kind {
 			case regGPR:
 				for k, a := range CalleeArgRegs {
@@ -138,6 +161,9 @@ func siteArgs(fn *Function, cs CallSite) SiteArgs {
 					out.Vec = max(out.Vec, int(ri.index)+1)
 				}
 			}
+		}
+		for _, r := range mayRead(in) {
+			mark(&readAfter, r)
 		}
 		if frameSet {
 			continue
@@ -187,6 +213,38 @@ func mayWrite(in x86asm.Inst) []x86asm.Reg {
 		out = append(out, x86asm.RCX, x86asm.R11, x86asm.RAX)
 	}
 	return out
+}
+
+// mayRead are the registers in reads explicitly: every register operand
+// but a first one it only writes, and the registers of its memory
+// operands' addresses. Implicit operands are left out: at worst a
+// temporary then counts as an argument, which costs a check only its
+// proof.
+func mayRead(in x86asm.Inst) []x86asm.Reg {
+	var out []x86asm.Reg
+	for i, a := range in.Args {
+		switch a := a.(type) {
+		case x86asm.Reg:
+			if i > 0 || !writesOnlyFirst(in.Op) {
+				out = append(out, a)
+			}
+		case x86asm.Mem:
+			out = append(out, a.Base, a.Index)
+		}
+	}
+	return out
+}
+
+// writesOnlyFirst reports whether op writes its first operand without
+// reading it.
+func writesOnlyFirst(op x86asm.Op) bool {
+	switch op {
+	case x86asm.MOV, x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD, x86asm.LEA, x86asm.POP,
+		x86asm.MOVQ, x86asm.MOVD, x86asm.MOVSD_XMM, x86asm.MOVSS, x86asm.MOVAPS, x86asm.MOVAPD, x86asm.MOVUPS,
+		x86asm.MOVUPD, x86asm.MOVDQA, x86asm.MOVDQU:
+		return true
+	}
+	return false
 }
 
 // Args are the values a call passes, as the lifter reads them.

@@ -59,7 +59,7 @@ func (p *Pair) frameReadGuard(rsp ir.Term, simp *ir.Simplifier, outside func(a i
 		}
 		return r
 	}
-	strip := p.stackStoreStripper(rsp)
+	strip := stackStoreStripper(p.B, rsp, 8)
 	lo := simp.Simplify(b.Sub(rsp, b.Const(64, StackLimit)))
 	memo := map[ir.Term]ir.Term{}
 	type framePart struct {

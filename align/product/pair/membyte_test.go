@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"eqc/ir"
+	"eqc/x86"
 )
 
 // ByteAt against the evaluator's select: random chains of stores of 1 to
@@ -55,6 +56,71 @@ func TestByteAt(t *testing.T) {
 							if want.BV().Uint64() != have.BV().Uint64() {
 								t.Fatalf("round %d, p %#x, q %#x, c %v, a %#x: select %#x, ByteAt %#x", round, pv, qv, cv, av, want.BV().Uint64(), have.BV().Uint64())
 							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// returnAddressBytes against the evaluator's read of the 8 bytes at the
+// entry rsp: memories of frame stores below it, stores through two
+// pointers that may land on it, on or beside the return address slot, and
+// joins, over a base memory; and the read itself kept when the final rsp
+// is not the entry rsp + 8.
+func TestReturnAddressBytes(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for round := 0; round < 40; round++ {
+		b := ir.NewBuilder()
+		simp := ir.NewSimplifier(b)
+		rsp0 := b.Var("rsp0", ir.BVSort(64))
+		p := b.Var("p", ir.BVSort(64))
+		q := b.Var("q", ir.BVSort(64))
+		c := b.Var("c", ir.BoolSort)
+		base := b.Var("m", ir.MemSort)
+		m := base
+		for k := 0; k < 8; k++ {
+			n := []uint32{1, 2, 4, 8}[rng.Intn(4)]
+			var addr ir.Term
+			switch rng.Intn(3) {
+			case 0: // the frame, below rsp0, or the slot itself
+				addr = b.Add(rsp0, b.Const(64, uint64(-8*int64(1+rng.Intn(3))+int64(rng.Intn(12)))))
+			case 1:
+				addr = b.Add(p, b.Const(64, uint64(rng.Intn(8))))
+			default:
+				addr = q
+			}
+			st := b.Store(m, simp.Simplify(addr), n, b.Const(8*n, rng.Uint64()))
+			if rng.Intn(3) == 0 {
+				st = b.Ite(c, st, b.Store(m, q, 1, b.Const(8, uint64(k))))
+			}
+			m = st
+		}
+		state := make([]ir.Term, x86.StateLen)
+		state[x86.StateMem] = m
+		read := b.Select(m, rsp0, 8)
+		state[x86.StateGPR0+x86.RSP] = b.Add(rsp0, b.Const(64, 16))
+		if got := returnAddressBytes(b, simp, rsp0, state, read); got != read {
+			t.Fatalf("round %d: final rsp = rsp0+16 rewrote the read", round)
+		}
+		state[x86.StateGPR0+x86.RSP] = b.Add(rsp0, b.Const(64, 8))
+		got := returnAddressBytes(b, simp, rsp0, state, read)
+		for _, rv := range []uint64{0x7ff0, ^uint64(3)} { // the second: the slot wraps around
+			for _, pd := range []int64{-20, -9, -4, -1, 0, 3, 7, 8, 40} {
+				for _, qd := range []int64{-8, -2, 0, 5, 9} {
+					for _, cv := range []bool{false, true} {
+						env := &ir.MapEnv{Vars: map[ir.Term]ir.Value{
+							rsp0: ir.BVValue(ir.NewBV(64, rv)), p: ir.BVValue(ir.NewBV(64, rv+uint64(pd))),
+							q: ir.BVValue(ir.NewBV(64, rv+uint64(qd))), c: ir.BoolValue(cv), base: ir.MemValue(ir.NewMem(0x5a)),
+						}}
+						want, err1 := ir.Eval(b, read, env)
+						have, err2 := ir.Eval(b, got, env)
+						if err1 != nil || err2 != nil {
+							t.Fatal(err1, err2)
+						}
+						if want.BV().Uint64() != have.BV().Uint64() {
+							t.Fatalf("round %d, rsp0 %#x, p %+d, q %+d, c %v: read %#x, bytes %#x", round, rv, pd, qd, cv, want.BV().Uint64(), have.BV().Uint64())
 						}
 					}
 				}

@@ -256,3 +256,34 @@ long tmpquad(long x) { return mkquad(x, 3).c + 1; }
    argument: -O2 may copy *p straight into the result block, which the
    caller's result object is, reached by no other pointer. */
 struct quad cpquad(const struct quad *p) { struct quad r = *p; r.c += 1; return r; }
+
+/* Indirect calls through a struct's function pointers (an allocator's
+   hooks, as bzip2 and zlib take them): no prototype reaches the call, so
+   the source's call sites say which registers are arguments, and -O0
+   computes each call in temporaries that are none (the target in rcx, a
+   field in rdx on its way to rsi). Counted, they made each call an
+   application to garbage on the optimized side: unknown. Proved under
+   all, unknown under none; the mutants stay unknown, since
+   in native runs the hooks point at no function and the source faults. */
+struct hooks {
+	void *(*alloc)(void *opaque, unsigned long n, int zero);
+	void (*release)(void *opaque, void *p);
+	void *opaque;
+	void *buf[3];
+};
+int drop(struct hooks *h)
+{
+	if (!h)
+		return -1;
+	if (h->buf[0])
+		h->release(h->opaque, h->buf[0]);
+	if (h->buf[1])
+		h->release(h->opaque, h->buf[1]);
+	h->release(h->opaque, h->buf[2]);
+	h->buf[2] = 0;
+	return 0;
+}
+void *grab(struct hooks *h, unsigned long n)
+{
+	return h->alloc(h->opaque, n * 2, 1);
+}
