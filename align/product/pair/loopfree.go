@@ -768,21 +768,20 @@ func (p *Pair) Observables(src, dst []ir.Term) []Observable {
 const returnAddress = "return address"
 
 // returnAddressBytes is read, state st's return address observable,
-// read byte by byte through the stores of st's memory (ByteAt) when st's
-// final rsp is the entry rsp0 + 8, so that the 8 bytes read are those at
-// rsp0: stores wholly below rsp0 (the frames) are dropped, the others
-// become choices between bytes, which the solver decides far faster than
-// reads of whole memories through every path's stores and calls (bzip2's
-// BZ2_bzCompressEnd, four calls and a store through a pointer: 30 s →
-// 0.1 s). Else it is read.
+// read byte by byte through the stores of st's memory when st's final rsp
+// is the entry rsp0 + 8, so that the 8 bytes read are those at rsp0
+// (slotBytes). Read from whole memories through every path's stores and
+// calls, z3 took 30 s on bzip2's BZ2_bzCompressEnd (four calls, a store
+// through a pointer) and gave up after 50 s on bc's auto_var. Else it is
+// read.
 func returnAddressBytes(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, st []ir.Term, read ir.Term) ir.Term {
 	if base, off := b.BaseOffset(simp.Simplify(st[x86.StateGPR0+x86.RSP])); base != rsp0 || off != 8 {
 		return read
 	}
-	mem := stackStoreStripper(b, rsp0, 0)(st[x86.StateMem])
+	sb := &slotBytes{b: b, simp: simp, rsp0: rsp0, strip: stackStoreStripper(b, rsp0, 0), memo: map[slotByte]ir.Term{}}
 	var out ir.Term
-	for i := range uint64(8) {
-		v := ByteAt(b, simp, mem, simp.Simplify(b.Add(rsp0, b.Const(64, i))), map[ir.Term]ir.Term{})
+	for i := range int64(8) {
+		v := sb.at(st[x86.StateMem], i)
 		if out == ir.NoTerm {
 			out = v
 		} else {
@@ -790,6 +789,102 @@ func returnAddressBytes(b *ir.Builder, simp *ir.Simplifier, rsp0 ir.Term, st []i
 		}
 	}
 	return simp.Simplify(out)
+}
+
+// slotBytes reads the bytes of the return address slot, [rsp0, rsp0+8),
+// out of memory terms: each through the memory's stores and choices
+// (ByteAt), the frames' stores below rsp0 dropped; and where a byte comes
+// from a read of an earlier memory at the slot — the calling convention
+// puts the slot's bytes back after each call as a read of the memory at
+// the call (x86.CallConvention's replay) — through that memory's stores
+// too, so that no read of a whole memory is left but of one no store
+// made.
+type slotBytes struct {
+	b     *ir.Builder
+	simp  *ir.Simplifier
+	rsp0  ir.Term
+	strip func(ir.Term) ir.Term
+	memo  map[slotByte]ir.Term
+}
+
+type slotByte struct {
+	mem ir.Term
+	i   int64
+}
+
+// at is byte i of the slot in memory m.
+func (sb *slotBytes) at(m ir.Term, i int64) ir.Term {
+	k := slotByte{m, i}
+	if v, ok := sb.memo[k]; ok {
+		return v
+	}
+	b := sb.b
+	m = sb.strip(m)
+	a := sb.simp.Simplify(b.Add(sb.rsp0, b.Const(64, uint64(i))))
+	v := b.Select(m, a, 1)
+	if op := b.Op(m); op == ir.OpStore || op == ir.OpIte {
+		v = sb.resolve(ByteAt(b, sb.simp, m, a, map[ir.Term]ir.Term{}), map[ir.Term]ir.Term{})
+	}
+	sb.memo[k] = v
+	return v
+}
+
+// resolve rewrites in t every byte read of a stored or chosen memory at
+// the slot (a one-byte select, or a byte extracted from a wider one) into
+// that memory's byte (at).
+func (sb *slotBytes) resolve(t ir.Term, memo map[ir.Term]ir.Term) ir.Term {
+	if r, ok := memo[t]; ok {
+		return r
+	}
+	b := sb.b
+	r := t
+	slot := func(sel ir.Term, byteIdx int64) (ir.Term, bool) {
+		m := b.Arg(sel, 0)
+		if op := b.Op(m); op != ir.OpStore && op != ir.OpIte {
+			return ir.NoTerm, false
+		}
+		base, off := b.BaseOffset(b.Arg(sel, 1))
+		j := int64(off) + byteIdx
+		if base != sb.rsp0 || j < 0 || j >= 8 {
+			return ir.NoTerm, false
+		}
+		return sb.at(m, j), true
+	}
+	switch b.Op(t) {
+	case ir.OpSelect:
+		if n, _ := b.Params(t); n == 1 {
+			if v, ok := slot(t, 0); ok {
+				r = v
+			}
+		}
+	case ir.OpExtract:
+		hi, lo := b.Params(t)
+		if x := b.Arg(t, 0); b.Op(x) == ir.OpSelect && lo%8 == 0 && hi == lo+7 {
+			if v, ok := slot(x, int64(lo/8)); ok {
+				r = v
+			}
+		}
+	}
+	if r == t && len(b.Args(t)) > 0 {
+		args := b.Args(t)
+		var out []ir.Term
+		for i, x := range args {
+			if b.Sort(x).Kind == ir.KindMem {
+				continue // a callee's view, a read's memory: bytes only
+			}
+			if y := sb.resolve(x, memo); y != x {
+				if out == nil {
+					out = append([]ir.Term(nil), args...)
+				}
+				out[i] = y
+			}
+		}
+		if out != nil {
+			r = sb.simp.Simplify(b.WithArgs(t, out))
+		}
+	}
+	memo[t] = r
+	return r
 }
 
 // Precondition states what every calling context guarantees, as one term
