@@ -84,12 +84,16 @@ type Executable struct {
 	Sentinel  uint64 // address of the int3 traced functions return to
 	NoReturn  uint64 // address of the int3 a stub of a callee that never returns jumps to
 
-	funcs   map[string]elf.Symbol
-	data    map[string]elf.Symbol
-	stubs   map[uint64]string
-	text    []segment
-	canon   canonTable
-	tempDir string
+	funcs map[string]elf.Symbol
+	data  map[string]elf.Symbol
+	// localObjects are the object's own static data objects (of any
+	// section: a static const table too), which the UB monitor keeps
+	// computed accesses inside; data holds only those inputs set.
+	localObjects []elf.Symbol
+	stubs        map[uint64]string
+	text         []segment
+	canon        canonTable
+	tempDir      string
 }
 
 // Link compiles the driver for the object at objPath and links both with
@@ -182,6 +186,9 @@ func openExecutable(path string, obj *Object) (*Executable, error) {
 		if bind == elf.STB_LOCAL {
 			if inObj {
 				objLocals[s.Name] = s
+				if typ == elf.STT_OBJECT && s.Size > 0 {
+					x.localObjects = append(x.localObjects, s)
+				}
 				if typ == elf.STT_FUNC {
 					x.funcs[s.Name] = s
 				}

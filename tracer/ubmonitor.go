@@ -36,8 +36,9 @@ import (
 //     than rsp and rbp) and does not stay inside the local variable the
 //     computation starts from (by the function's DWARF; none known, or
 //     another function's frame: any computed frame access counts); and a
-//     computed access that leaves the data object (a global, by the
-//     executable's symbols) its pointer was derived from (ubprovenance.go:
+//     computed access that leaves the data object (a global or a static
+//     of the function's file, a const table too, by the executable's
+//     symbols) its pointer was derived from (ubprovenance.go:
 //     the pointer's object is followed through moves, spills, adds and
 //     subs, so q = H; q[4] is caught even where H[4] is the next object).
 //   - obva: a pointer subtraction whose byte distance is no multiple of
@@ -95,9 +96,17 @@ type ubMonitor struct {
 
 func newUBMonitor(proc *Process, exe *Executable, fn string, debug *x86.FuncDebug, models ub.Set) *ubMonitor {
 	m := &ubMonitor{exe: exe, proc: proc, insts: map[uint64]decoded{}, models: models, scope: objectScope(exe), fn: fn, debug: debug}
+	seen := map[uint64]bool{}
 	for name, s := range exe.data {
 		if s.Size > 0 {
 			m.objects = append(m.objects, funcRange{name, s.Value, s.Value + s.Size})
+			seen[s.Value] = true
+		}
+	}
+	for _, s := range exe.localObjects {
+		if !seen[s.Value] {
+			m.objects = append(m.objects, funcRange{s.Name, s.Value, s.Value + s.Size})
+			seen[s.Value] = true
 		}
 	}
 	sortRanges(m.objects)

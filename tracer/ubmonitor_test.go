@@ -31,6 +31,8 @@ int locp(int i) { int a[4] = {1, 2, 3, 4}; int *q = a; return q[i]; }
 int G[4], H[4];
 int gl(int i) { return G[i]; }
 int gp(int i) { int *q = H; return q[i]; }
+static const int days[4] = {31, 28, 31, 30};
+int st(int i) { return days[i]; }
 long pd(long *p, long *q) { return p - q; }
 typedef char T[12];
 long pd12(T *p, T *q) { return p - q; }
@@ -107,6 +109,11 @@ func TestUBMonitor(t *testing.T) {
 		{"gl", Input{Args: []uint64{3}}, 0},
 		{"gl", Input{Args: []uint64{4}}, 1 << ub.OBVA},
 		{"gl", Input{Args: []uint64{0xffffffffffffffff}}, 1 << ub.OBVA},
+		// A static const table: a local symbol in .rodata, which no
+		// input sets, bounds the access all the same (a false
+		// not-equivalent before: a day-of-year loop past the table).
+		{"st", Input{Args: []uint64{3}}, 0},
+		{"st", Input{Args: []uint64{4}}, 1 << ub.OBVA},
 		{"gp", Input{Args: []uint64{2}}, 0},
 		{"gp", Input{Args: []uint64{4}}, 1 << ub.OBVA},
 		{"pd", heap(HeapAddr+16, HeapAddr), 0},
