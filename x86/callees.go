@@ -29,9 +29,10 @@ import (
 // rcx, a value copied from rdx into rsi, the target of `call *%rcx`) held
 // a temporary, not an argument, and does not count. Otherwise the count is
 // an over-approximation, so it never leaves out an argument such a source
-// passes — comparing one more register can only make a check unknown. Stack arguments without a prototype are not counted: a call
-// whose source call site pushes or stores at rsp has an incomplete
-// argument list (Args.Complete false).
+// passes — comparing one more register can only make a check unknown.
+// Stack arguments without a prototype are not counted: a call whose
+// source call site pushes or stores at rsp has an incomplete argument
+// list (Args.Complete false).
 
 // Callees tells the lifter how to read the arguments of each callee,
 // alike for the two functions of a pair.
