@@ -179,6 +179,7 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 		// The models of the products that failed Sat, and whether each
 		// failed on a target edge no run took (its input may take it).
 		var models []ir.Env
+		var modelMems []ir.Term // each model's Outcome.ModelMem
 		var uncovered []bool
 		for _, a := range aligns {
 			if !claims.claim(pair.SpecsKey(a.Specs) + extraRunsKey(extra)) {
@@ -220,8 +221,8 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 				return o
 			}
 			if o.Model != nil {
-				models = append(models, o.Model)
-				uncovered = append(uncovered, strings.HasSuffix(o.Reason, ": "+product.TargetEdgeImpossible))
+				models, modelMems = append(models, o.Model), append(modelMems, o.ModelMem)
+				uncovered = append(uncovered, o.ModelTakesNewEdge)
 			}
 			if firstFail == "" {
 				firstFail = o.Reason
@@ -248,7 +249,7 @@ func checkLoopsWith(ctx context.Context, p *pair.Pair, e Engine, s prove.Solver,
 		// another).
 		added, long := 0, false
 		for k, m := range models {
-			r, ok := p.RunFromModel(m, pair.ExtraRunSeed(len(extra)), runs)
+			r, ok := p.RunFromModel(m, modelMems[k], pair.ExtraRunSeed(len(extra)), runs)
 			key := fmt.Sprint(r.Args, r.Pointees, r.Shared)
 			if !ok || seen[key] {
 				continue

@@ -159,6 +159,10 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 	out := &pair.Outcome{Verdict: pair.Unknown, ProductNodes: len(pr.Nodes), ProductEdges: len(pr.Edges)}
 	qctx := ctx      // the queries' context: shorter while a pinned edge is tried
 	var model ir.Env // of the last Sat answer
+	// fromMem is the memory of the from-node of the edge whose
+	// obligations are being checked (Outcome.ModelMem).
+	fromMem := ir.NoTerm
+	newEdge := false // the edge is one no run took
 	// attempt asks one query. Within a budget (positive), an unknown
 	// answer while the check has time left is undecided: nothing is
 	// recorded and the caller asks smaller queries instead (cases.go).
@@ -191,7 +195,7 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 			return true, false
 		case smtlib.Sat:
 			out.Reason = "invariants-too-weak: " + name
-			out.Model = r.Model
+			out.Model, out.ModelMem, out.ModelTakesNewEdge = r.Model, fromMem, newEdge
 			// The model's input may start a run (the engines' next
 			// round): one with small arguments, when there is one
 			// (pair/cexruns.go).
@@ -280,6 +284,7 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 		}
 	}
 	for _, e := range pr.Edges {
+		fromMem, newEdge = pr.Nodes[e.From].mem, e.Infeasible
 		q, rebuilt, proposed := pr.settlePins(ctx, s, pre, e)
 		out.SMTQueries += q
 		done := len(out.Obligations)

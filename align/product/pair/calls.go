@@ -198,6 +198,19 @@ func (p *Pair) constCallees() map[string]bool { return p.libraryCallees(x86.Cons
 // neither file defines.
 func (p *Pair) pureCallees() map[string]bool { return p.libraryCallees(x86.PureCallees) }
 
+// knownCallees are the C library's const and pure callees that neither
+// file defines (co-executions give their calls the known results,
+// libcresults.go), computed once.
+func (p *Pair) knownCallees() map[string]bool {
+	p.knownOnce.Do(func() {
+		p.known = p.libraryCallees(x86.ConstCallees)
+		for name := range p.libraryCallees(x86.PureCallees) {
+			p.known[name] = true
+		}
+	})
+	return p.known
+}
+
 // libraryCallees are the names of set that neither file defines.
 func (p *Pair) libraryCallees(set map[string]bool) map[string]bool {
 	out := map[string]bool{}

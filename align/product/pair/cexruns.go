@@ -74,12 +74,21 @@ const (
 // bytes the model gives where its pointers point (modelPointee; a string
 // loop over digits needs digits, which random bytes seldom are). It reports false when the model sets
 // nothing of the kind, or some run in runs starts from the same integer
-// arguments and the model sets no pointee.
-func (p *Pair) RunFromModel(m ir.Env, seed int, runs []*CoRun) (prove.ExtraRun, bool) {
+// arguments and the model sets no pointee. The pointees are read from
+// nodeMem when the model gives it (Outcome.ModelMem: is_blank_line's
+// "target edge impossible" at its loop head is a model of that node's
+// memory, with a blank where the string starts, and of an entry memory
+// the query leaves free), else from the entry memory.
+func (p *Pair) RunFromModel(m ir.Env, nodeMem ir.Term, seed int, runs []*CoRun) (prove.ExtraRun, bool) {
 	regs, nparams := p.registerParams()
 	seeded := p.newCoRun(seed, nil).Entry
 	var mem *ir.Mem
-	if v, ok := m.VarValue(p.B, p.SrcVar(x86.StateMem)); ok {
+	if nodeMem != ir.NoTerm {
+		if v, err := ir.NewEvaluator(p.B, m).Eval(nodeMem); err == nil {
+			mem = v.Mem()
+		}
+	}
+	if v, ok := m.VarValue(p.B, p.SrcVar(x86.StateMem)); ok && mem == nil {
 		mem = v.Mem()
 	}
 	out := prove.ExtraRun{Seed: seed}

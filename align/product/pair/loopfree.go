@@ -72,6 +72,15 @@ type Outcome struct {
 	// that failed, when it failed Sat (a counterexample to the product,
 	// not confirmed; the engine may run it, cexruns.go).
 	Model ir.Env
+	// ModelMem is the memory, over Model's variables, of the state the
+	// failed obligation starts from (its edge's from-node; NoTerm for the
+	// entry): a model of a loop head's state leaves the entry memory
+	// free, and the bytes the failing path reads are in the node's.
+	ModelMem ir.Term
+	// ModelTakesNewEdge says the failed obligation was about a target
+	// edge no run took (one the runs call infeasible): its model takes
+	// that edge, which is worth a run (cexruns.go).
+	ModelTakesNewEdge bool
 	// Inputs are the loop engine's: the entry arguments of the models of
 	// the products that failed (cexruns.go), inputs a real run may show
 	// a difference on where the differential test's did not.

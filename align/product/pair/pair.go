@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"eqc/ir"
 	"eqc/ub"
@@ -52,6 +53,9 @@ type Pair struct {
 	// (newCoRun), so that a run's entry state can witness a precondition
 	// that mentions them (SatisfiedByRun).
 	escaped []*escapedLocal
+
+	knownOnce sync.Once
+	known     map[string]bool // knownCallees
 }
 
 // DWARFFiles are the files whose DWARF globals facts come from.

@@ -78,7 +78,7 @@ func TestSharedArrays(t *testing.T) {
 			reg(x86.RDI): ir.BVValue(ir.NewBV(64, d)), reg(x86.RSI): ir.BVValue(ir.NewBV(64, s)), reg(x86.RDX): ir.BVValue(ir.NewBV(64, 12)),
 		}}
 	}
-	r, ok := p.RunFromModel(model(0x7000_0010, 0x7000_0008), pair.ExtraRunSeed(0), nil)
+	r, ok := p.RunFromModel(model(0x7000_0010, 0x7000_0008), ir.NoTerm, pair.ExtraRunSeed(0), nil)
 	if !ok {
 		t.Fatal("no run from a model with overlapping arrays")
 	}
@@ -93,7 +93,7 @@ func TestSharedArrays(t *testing.T) {
 	if !cr.Src.Ended || !cr.Dst.Ended {
 		t.Errorf("the run over overlapping arrays does not end")
 	}
-	r, ok = p.RunFromModel(model(0x7000_0000, 0x7010_0000), pair.ExtraRunSeed(0), nil)
+	r, ok = p.RunFromModel(model(0x7000_0000, 0x7010_0000), ir.NoTerm, pair.ExtraRunSeed(0), nil)
 	if !ok || r.Shared != nil {
 		t.Errorf("pointers a megabyte apart: run %v, shared %v; want a run with separate arrays", ok, r.Shared)
 	}

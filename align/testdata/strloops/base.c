@@ -4,8 +4,13 @@
  * at the top (the byte mirrors in align/product/mirror.go), and atoi_dec
  * only loops on digits, which the co-executions' random strings seldom
  * start with (the runs from counterexamples' pointees,
- * align/product/pair/cexruns.go).
+ * align/product/pair/cexruns.go). trim_right indexes its string with
+ * strlen's result, which co-executions compute (pair/libcresults.go) and
+ * one of whose strings ends in blanks; is_blank's loop is taken on a
+ * counterexample's node memory (Outcome.ModelMem).
  */
+
+#include <string.h>
 
 int count_char(const char *s, char c)
 {
@@ -37,4 +42,19 @@ int atoi_dec(const char *s)
 	while (*s >= '0' && *s <= '9')
 		v = v * 10 + (*s++ - '0');
 	return v;
+}
+
+size_t trim_right(char *s)
+{
+	size_t n = strlen(s);
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
+		s[--n] = 0;
+	return n;
+}
+
+int is_blank(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return *s == 0 || *s == '\n';
 }
