@@ -89,6 +89,7 @@ type hashEnv struct {
 	// known are the C library callees whose calls return their known
 	// result (libcresults.go).
 	known map[string]bool
+	ctype uint64 // where the ctype tables lie (ctypeBase)
 }
 
 func (e *hashEnv) hash(s string, xs ...uint64) uint64 {
@@ -134,7 +135,7 @@ func (e *hashEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 			}
 		}
 		if m := args[len(args)-1]; m.Sort().Kind == ir.KindMem {
-			if v, ok := knownResult(fn.Callee, words, m.Mem()); ok {
+			if v, ok := knownResult(fn.Callee, words, m.Mem(), e.ctype); ok {
 				return ir.BVValue(ir.NewBV(64, v)), true
 			}
 		}
@@ -252,6 +253,10 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 		ret[i] = byte(0x40 + i)
 	}
 	mem = mem.With(rsp0, ret)
+	if env.known["__ctype_b_loc"] || env.known["__ctype_tolower_loc"] || env.known["__ctype_toupper_loc"] {
+		env.ctype = ctypeBase(k)
+		mem = ctypeTables(mem, env.ctype)
+	}
 	g := p.Src.TFG
 	st := make([]ir.Value, len(g.State))
 	for i, sv := range g.State {

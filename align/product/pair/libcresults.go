@@ -2,6 +2,7 @@ package pair
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"eqc/ir"
 )
@@ -26,7 +27,7 @@ const maxKnownScan = 1 << 12
 // knownResult is the rax callee returns on the argument register values
 // args and memory mem, when known; int results are sign-extended, as the
 // callee's 32-bit result reads in either half.
-func knownResult(callee string, args []uint64, mem *ir.Mem) (uint64, bool) {
+func knownResult(callee string, args []uint64, mem *ir.Mem, ctype uint64) (uint64, bool) {
 	arg := func(i int) (uint64, bool) {
 		if i < len(args) {
 			return args[i], true
@@ -60,14 +61,13 @@ func knownResult(callee string, args []uint64, mem *ir.Mem) (uint64, bool) {
 		if !ok0 {
 			return 0, false
 		}
-		c := int32(a0)
-		switch {
-		case callee == "tolower" && 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-		case callee == "toupper" && 'a' <= c && c <= 'z':
-			c -= 'a' - 'A'
-		}
-		return int32Result(c)
+		return int32Result(int32(cLocaleCase(int(int32(a0)), callee == "toupper")))
+	case "__ctype_b_loc":
+		return ctype + ctypeBLoc, true
+	case "__ctype_tolower_loc":
+		return ctype + ctypeLowerLoc, true
+	case "__ctype_toupper_loc":
+		return ctype + ctypeUpperLoc, true
 	case "strlen":
 		if !ok0 {
 			return 0, false
@@ -148,4 +148,105 @@ func cStringLen(mem *ir.Mem, a, limit uint64) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// glibc's <ctype.h> macros read tables through __ctype_b_loc() (a
+// pointer to a pointer to 384 16-bit classes, indexed from -128) and
+// __ctype_tolower_loc() / __ctype_toupper_loc() (384 32-bit results).
+// Co-executions that may call them hold the C locale's tables at ctype
+// (CtypeBase, which varies with the run as a hashed result would, so
+// that no run makes the table's address look like a constant), and the
+// calls return these addresses: isdigit(*s) in a run is then true on
+// digits only, where a hashed pointer made it a random bit, so
+// parse_int's loop ran on random bytes until the step cap.
+const (
+	ctypeBLoc     = 0  // → ctypeB + 128*2
+	ctypeLowerLoc = 8  // → ctypeLower + 128*4
+	ctypeUpperLoc = 16 // → ctypeUpper + 128*4
+	ctypeB        = 1 << 12
+	ctypeLower    = 2 << 12
+	ctypeUpper    = 3 << 12
+)
+
+// ctypeBase is where run k's tables lie: far from everything else a run
+// places.
+func ctypeBase(k int) uint64 { return 0x5b5b_0000_0000 + uint64(k%64)<<16 }
+
+// The classes' bits in glibc's table (its _ISbit: little-endian halves).
+const (
+	isUpper  = 0x100
+	isLower  = 0x200
+	isAlpha  = 0x400
+	isDigit  = 0x800
+	isXdigit = 0x1000
+	isSpace  = 0x2000
+	isPrint  = 0x4000
+	isGraph  = 0x8000
+	isBlank  = 0x1
+	isCntrl  = 0x2
+	isPunct  = 0x4
+	isAlnum  = 0x8
+)
+
+// cLocaleClass is the C locale's class bits of byte c (0 above 127).
+func cLocaleClass(c int) uint16 {
+	var m uint16
+	upper, lower, digit := 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9'
+	set := func(cond bool, bits uint16) {
+		if cond {
+			m |= bits
+		}
+	}
+	set(upper, isUpper|isAlpha|isAlnum)
+	set(lower, isLower|isAlpha|isAlnum)
+	set(digit, isDigit|isAlnum)
+	set(digit || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F', isXdigit)
+	set(c == ' ' || '\t' <= c && c <= '\r', isSpace)
+	set(c == ' ' || c == '\t', isBlank)
+	set(0x20 <= c && c < 0x7f, isPrint)
+	set(0x20 < c && c < 0x7f, isGraph)
+	set(c < 0x20 || c == 0x7f, isCntrl)
+	set(0x20 < c && c < 0x7f && !upper && !lower && !digit, isPunct)
+	if c < 0 || c > 0x7f {
+		return 0
+	}
+	return m
+}
+
+// cLocaleCase is glibc's tolower(c) (toupper with upper) in the C
+// locale: a letter's other case; -128..-2, signed chars, as the bytes
+// 128..255 they are; everything else, EOF too, itself.
+func cLocaleCase(c int, upper bool) int {
+	switch {
+	case !upper && 'A' <= c && c <= 'Z':
+		return c + 'a' - 'A'
+	case upper && 'a' <= c && c <= 'z':
+		return c - ('a' - 'A')
+	case -128 <= c && c <= -2:
+		return c + 256
+	}
+	return c
+}
+
+// ctypeTables writes the C locale's tables and their locations into mem,
+// at base.
+func ctypeTables(mem *ir.Mem, base uint64) *ir.Mem {
+	le64 := func(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+	mem = mem.With(base+ctypeBLoc, le64(base+ctypeB+128*2))
+	mem = mem.With(base+ctypeLowerLoc, le64(base+ctypeLower+128*4))
+	mem = mem.With(base+ctypeUpperLoc, le64(base+ctypeUpper+128*4))
+	var cls, lower, upper []byte
+	for c := -128; c < 256; c++ {
+		k := c
+		if k < 0 {
+			k += 256 // -128..-1 read as the bytes 128..255 do
+		}
+		cls = binary.LittleEndian.AppendUint16(cls, cLocaleClass(k))
+		lo, up := cLocaleCase(c, false), cLocaleCase(c, true)
+		lower = binary.LittleEndian.AppendUint32(lower, uint32(int32(lo)))
+		upper = binary.LittleEndian.AppendUint32(upper, uint32(int32(up)))
+	}
+	mem = mem.With(base+ctypeB, cls)
+	mem = mem.With(base+ctypeLower, lower)
+	return mem.With(base+ctypeUpper, upper)
 }
