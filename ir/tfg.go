@@ -93,6 +93,14 @@ type Edge struct {
 	// (division by zero, a trap): the run then ends abnormally there and
 	// Transfer is meaningless. False when nothing can fault.
 	Fault Term
+	// UB is the part of Fault that is undefined behaviour by a C library
+	// function's contract, not a trap: a memcpy whose regions overlap
+	// (x86/idioms.go). Fault implies nothing about it and it implies
+	// Fault; an engine may take its negation as a premise about the
+	// source under a model that makes it undefined (the restrict model:
+	// memcpy's parameters are restrict), and must otherwise read it as the
+	// fault it is part of. False when nothing is.
+	UB Term
 	// Unsupported names what the front end could not lift, on the edge
 	// (to NodeHalt) that stands for the rest of the run; "" otherwise.
 	Unsupported string
@@ -190,6 +198,9 @@ func (g *TFG) AddEdge(e *Edge) *Edge {
 	if e.Fault == NoTerm {
 		e.Fault = b.False()
 	}
+	if e.UB == NoTerm {
+		e.UB = b.False()
+	}
 	if e.Transfer == nil {
 		e.Transfer = g.identityTransfer()
 	}
@@ -251,6 +262,9 @@ func (g *TFG) Check() error {
 		}
 		if s := b.Sort(e.Fault); s != BoolSort {
 			return fmt.Errorf("%s: fault is %v", where, s)
+		}
+		if s := b.Sort(e.UB); e.UB != NoTerm && s != BoolSort {
+			return fmt.Errorf("%s: UB is %v", where, s)
 		}
 		if len(e.Transfer) != len(g.State) {
 			return fmt.Errorf("%s: %d transfer terms for %d state components", where, len(e.Transfer), len(g.State))
@@ -345,6 +359,7 @@ func (g *TFG) Seq(e1, e2 *Edge) *Edge {
 	e := &Edge{From: e1.From, To: e2.To, ID: -1,
 		Cond:  g.and2(e1.Cond, apply(e2.Cond)),
 		Fault: g.or2(e1.Fault, apply(e2.Fault)),
+		UB:    g.or2(g.ub(e1), apply(g.ub(e2))),
 		Path:  seqPath(e1.Path, e2.Path),
 	}
 	e.Transfer = make([]Term, len(g.State))
@@ -382,6 +397,7 @@ func (g *TFG) Par(e1, e2 *Edge) *Edge {
 	e := &Edge{From: e1.From, To: e1.To, ID: -1,
 		Cond:  g.and2(shared, g.or2(own1, own2)),
 		Fault: g.ite(own1, e1.Fault, e2.Fault),
+		UB:    g.ite(own1, g.ub(e1), g.ub(e2)),
 		Path:  parPath(e1.Path, e2.Path),
 	}
 	e.Transfer = make([]Term, len(g.State))
@@ -454,7 +470,15 @@ func (g *TFG) Stay(n NodeID) *Edge { return g.identity(n) }
 
 // identity is the empty path at n.
 func (g *TFG) identity(n NodeID) *Edge {
-	return &Edge{ID: -1, From: n, To: n, Cond: g.B.True(), Fault: g.B.False(), Transfer: g.identityTransfer()}
+	return &Edge{ID: -1, From: n, To: n, Cond: g.B.True(), Fault: g.B.False(), UB: g.B.False(), Transfer: g.identityTransfer()}
+}
+
+// ub is e's UB, False for an edge made without one.
+func (g *TFG) ub(e *Edge) Term {
+	if e.UB == NoTerm {
+		return g.B.False()
+	}
+	return e.UB
 }
 
 // Path expressions.

@@ -365,6 +365,27 @@ func TestSeqParFault(t *testing.T) {
 	if s.Transfer[2] != b.UDiv(tt.s, tt.n) {
 		t.Fatalf("sequential transfer is %s", b.Short(s.Transfer[2]))
 	}
+	// UB, the part of a fault a library's contract makes undefined,
+	// composes as the fault does: over the first edge's state, or'ed in
+	// sequence, chosen by the own condition in parallel.
+	ub2 := b.Ult(tt.i, tt.c32(4))
+	e3 := g.AddEdge(&ir.Edge{From: v, To: w, Cond: b.Not(b.Eq(tt.s, tt.c32(0))), Fault: ub2, UB: ub2, Transfer: []ir.Term{tt.i, tt.n, tt.s, tt.mem}})
+	if s3 := g.Seq(e1, e3); s3.UB != b.Ult(tt.n, tt.c32(4)) || s3.Fault != s3.UB {
+		t.Fatalf("sequential UB is %s (fault %s), want %s", b.Short(s3.UB), b.Short(s3.Fault), b.Short(b.Ult(tt.n, tt.c32(4))))
+	}
+	if s.UB != b.False() {
+		t.Fatalf("sequential UB of edges without any is %s", b.Short(s.UB))
+	}
+	p := g.Par(e3, g.AddEdge(&ir.Edge{From: v, To: w, Cond: b.Eq(tt.s, tt.c32(0)), Transfer: []ir.Term{tt.i, tt.n, tt.s, tt.mem}}))
+	for _, c := range []struct {
+		s, i uint64
+		want bool
+	}{{1, 2, true}, {1, 5, false}, {0, 2, false}} {
+		env := &ir.MapEnv{Vars: map[ir.Term]ir.Value{tt.s: ir.BVValue(ir.NewBV(32, c.s)), tt.i: ir.BVValue(ir.NewBV(32, c.i))}}
+		if got, err := ir.NewEvaluator(b, env).Eval(p.UB); err != nil || got.Bool() != c.want {
+			t.Errorf("parallel UB at s=%d i=%d: %v %v, want %v", c.s, c.i, got, err, c.want)
+		}
+	}
 	defer func() {
 		if recover() == nil {
 			t.Fatal("composing non-adjacent edges did not panic")

@@ -135,7 +135,9 @@ func (l *lifter) idiomLoop(from ir.NodeID, p *path, in *Instruction, kind idiomK
 			// max(a, c)).
 			done := b.Sub(w, d0)
 			covered := b.Add(done, sz)
-			l.addFault(body, b.Or(meets(b, w, sz, b.Sub(r, done), covered), meets(b, r, sz, d0, covered)))
+			// memcpy's parameters are restrict: an overlap is
+			// undefined (ir.Edge.UB), not a trap of the library's.
+			l.addUB(body, b.Or(meets(b, w, sz, b.Sub(r, done), covered), meets(b, r, sz, d0, covered)))
 		case idiomMove:
 			// A forward copy is memmove only while no chunk written
 			// holds a byte still to be read; otherwise (a destination

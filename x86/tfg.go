@@ -204,6 +204,7 @@ type path struct {
 	s     *State
 	cond  ir.Term
 	fault ir.Term
+	ub    ir.Term // the part of fault that is a library contract's UB (ir.Edge.UB)
 	calls []ir.Call
 	// tableIndex is the index register's value at a jump table's load
 	// (Instruction.TableLoad), for the jmp after it.
@@ -220,7 +221,7 @@ func (l *lifter) emit(from ir.NodeID, p *path, to ir.NodeID, cond ir.Term, unsup
 	default:
 		c = b.And(c, cond)
 	}
-	e := &ir.Edge{From: from, To: to, Cond: c, Fault: p.fault, Calls: append([]ir.Call(nil), p.calls...),
+	e := &ir.Edge{From: from, To: to, Cond: c, Fault: p.fault, UB: p.ub, Calls: append([]ir.Call(nil), p.calls...),
 		Unsupported: unsupported}
 	if to != l.g.Halt || unsupported == "" {
 		e.Transfer = p.s.Transfer(b)
@@ -237,6 +238,17 @@ func (l *lifter) addFault(p *path, f ir.Term) {
 		return
 	}
 	p.fault = l.b.Or(p.fault, f)
+}
+
+// addUB adds f to p's fault as undefined behaviour by a library
+// function's contract (ir.Edge.UB).
+func (l *lifter) addUB(p *path, f ir.Term) {
+	l.addFault(p, f)
+	if p.ub == ir.NoTerm || l.b.Op(p.ub) == ir.OpFalse {
+		p.ub = f
+		return
+	}
+	p.ub = l.b.Or(p.ub, f)
 }
 
 // liftFrom executes blk from instruction i (a node) to the next node,
@@ -364,7 +376,7 @@ func (l *lifter) endBlock(from ir.NodeID, blk *Block, p *path, eff Effect) {
 	lastIdx := blk.First + blk.Len - 1
 	in := &l.fn.Insts[lastIdx]
 	tail := func(p *path, cond ir.Term) {
-		q := &path{s: p.s.Clone(), cond: p.cond, fault: p.fault, calls: append([]ir.Call(nil), p.calls...)}
+		q := &path{s: p.s.Clone(), cond: p.cond, fault: p.fault, ub: p.ub, calls: append([]ir.Call(nil), p.calls...)}
 		cs, ok := l.calls[lastIdx]
 		if !ok {
 			cs = CallSite{Block: blk.Index, Inst: lastIdx, Addr: in.Addr, Tail: true}
@@ -493,7 +505,7 @@ func (l *lifter) tableEdges(from ir.NodeID, blk *Block, p *path, in *Instruction
 	for _, e := range blk.Succs {
 		l.emit(from, p, node(e.To), conds[e.To], "")
 	}
-	fault := &path{s: p.s, cond: p.cond, fault: p.fault, calls: p.calls}
+	fault := &path{s: p.s, cond: p.cond, fault: p.fault, ub: p.ub, calls: p.calls}
 	l.addFault(fault, b.True())
 	l.emit(from, fault, l.g.Halt, past(), "")
 }

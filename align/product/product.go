@@ -829,6 +829,11 @@ func (pr *Product) buildEdge(e *PEdge) {
 		e.obvaHyps = append(e.obvaHyps, pr.tbsaHypotheses(e)...)
 		e.obvaHyps = append(e.obvaHyps, pr.restrictHypotheses(e)...)
 		e.obvaHyps = append(e.obvaHyps, pr.nullHypotheses(e)...)
+		if p.LibraryUBIsUndefined() {
+			// The source's library calls keep their contracts
+			// (ir.Edge.UB): no memcpy of overlapping regions.
+			e.obvaHyps = append(e.obvaHyps, pr.simp.Simplify(p.B.Not(p.B.And(subS.Apply(e.src.Cond), subS.Apply(e.src.UB)))))
+		}
 		e.obvaHyps = pr.esc.RewriteAll(0, e.obvaHyps) // the source's terms
 		if cc != nil {
 			e.obvaHyps = pr.esc.SettleAll(cc.RewriteAll(e.obvaHyps))

@@ -108,7 +108,7 @@ func (p *Pair) idiomAssumptions() []string {
 			out = append(out, "strlen is the C library's function: a call of it returns how many bytes a byte-wise loop reads before the first NUL, changes no memory but its return address slot and clobbers what any callee may")
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s is the C library's function: a call of it stores what a byte-wise loop over its length stores, returns its destination and clobbers what any callee may (a copy whose regions overlap, or a memmove that must copy backwards, is refused as a fault)", name))
+		out = append(out, fmt.Sprintf("%s is the C library's function: a call of it stores what a byte-wise loop over its length stores, returns its destination and clobbers what any callee may (a memcpy whose regions overlap, or a memmove that must copy backwards, is refused as a fault, unless the restrict model assumes the first away)", name))
 	}
 	return out
 }

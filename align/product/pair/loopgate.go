@@ -28,6 +28,7 @@ func (p *Pair) ModelPrecondition() (ir.Term, []string) {
 	assumptions = append(assumptions, p.sanitizerAssumptions()...)
 	assumptions = append(assumptions, p.tbsaAssumptions()...)
 	assumptions = append(assumptions, p.restrictAssumptions()...)
+	assumptions = append(assumptions, p.libraryUBAssumptions()...)
 	if callees := p.tfgCallees(); len(callees) > 0 {
 		assumptions = append(assumptions, p.callAssumptions(callees)...)
 	}

@@ -17,6 +17,27 @@ import (
 // RestrictParams lists the pointer parameters the model speaks of: every
 // register pointer parameter, when at least one is restrict and there are
 // two; none without the model or the source's DWARF.
+// LibraryUBIsUndefined says whether the engines may take the source's
+// library contract violations (ir.Edge.UB: a memcpy of overlapping
+// regions, whose parameters are restrict) as undefined behaviour, and so
+// assume that the source's paths have none: under the restrict model.
+// Elsewhere, and on the target always, they are faults like any other.
+func (p *Pair) LibraryUBIsUndefined() bool { return p.Models.Has(ub.Restrict) }
+
+// libraryUBAssumptions is the proof's line for LibraryUBIsUndefined, when
+// some source edge has such a violation.
+func (p *Pair) libraryUBAssumptions() []string {
+	if !p.LibraryUBIsUndefined() {
+		return nil
+	}
+	for _, e := range p.Src.TFG.Edges {
+		if e.UB != ir.NoTerm && p.B.Op(e.UB) != ir.OpFalse {
+			return []string{"restrict: the source's memcpy calls copy between regions that do not overlap (memcpy's parameters are restrict, C11 7.24.2.1)"}
+		}
+	}
+	return nil
+}
+
 func (p *Pair) RestrictParams() []ub.RestrictParam {
 	if !p.Models.Has(ub.Restrict) {
 		return nil
