@@ -89,7 +89,7 @@ func TestCounterexampleRuns(t *testing.T) {
 // against -O3, under the default model: every function proved and its
 // proof verified, every mutant (mutants.txt) never equivalent.
 func TestStringLoops(t *testing.T) {
-	provedWithMutants(t, "strloops", "count_char", "to_upper", "fnv1a", "atoi_dec", "trim_right", "is_blank")
+	provedWithMutants(t, "strloops", "count_char", "to_upper", "fnv1a", "atoi_dec", "trim_right", "is_blank", "quote_depth")
 }
 
 // TestSearchLoops is the same test on loops that stop where two inputs

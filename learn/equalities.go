@@ -373,6 +373,37 @@ func (r linRel) sumOfNarrow(widths []uint32) bool {
 	return vars >= 3
 }
 
+// narrowSolved returns r, a relation mod 2^64 solved for a variable of
+// 64 bits, solved instead for each narrower variable whose coefficient is
+// ±1, modulo that variable's width (narrowed): s = p + zext(n), a string
+// pointer against an int count from its start, is not inductive once n
+// wraps, while n ≡ s − p (mod 2^32) is, and it is what a count returned
+// as an int needs.
+func (r linRel) narrowSolved(widths []uint32) []linRel {
+	if r.mod != 64 || widths[r.subj] < 64 {
+		return nil
+	}
+	var out []linRel
+	for j, c := range r.coef {
+		if j == r.subj || widths[j] >= 64 || (c != 1 && c != ^uint64(0)) {
+			continue
+		}
+		// x_s = c·x_j + Σ_{i≠j} c_i·x_i + c0, so with c = ±1:
+		// x_j = c·x_s − Σ c·c_i·x_i − c·c0.
+		s := linRel{subj: j, coef: make([]uint64, len(r.coef)), c0: -(c * r.c0), mod: 64}
+		for i, ci := range r.coef {
+			if i != j && i != r.subj {
+				s.coef[i] = -(c * ci)
+			}
+		}
+		s.coef[r.subj] = c
+		if n, ok := s.narrowed(widths[j]); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 func (r linRel) narrowed(w uint32) (linRel, bool) {
 	if r.mod != 64 || w >= 64 || w == 0 {
 		return linRel{}, false

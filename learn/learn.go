@@ -279,6 +279,11 @@ func Learn(b *ir.Builder, s *Schema, states []State, opt Options) ([]Candidate, 
 			if narrow && opt.Kinds.Has(Congruence) {
 				add(tm.linear(n))
 			}
+			if opt.Kinds.Has(Congruence) {
+				for _, n := range r.narrowSolved(t.width) {
+					add(tm.linear(n))
+				}
+			}
 		}
 	}
 	if opt.Kinds.Has(Xor) {

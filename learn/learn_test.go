@@ -540,3 +540,58 @@ func TestEqualitiesSmallCoefficients(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrowSolved: a 64-bit pointer s that is a base p plus a 32-bit
+// count n (s = p + n on rows where nothing wraps) gets, beside the 64-bit
+// equality solved for s, a relation of n, s and p that still holds once
+// n wraps (n ≡ s − p mod 2^32, the inductive form); and so does a count
+// with coefficient −1 (s = p − n, a walk down).
+func TestNarrowSolved(t *testing.T) {
+	for _, down := range []bool{false, true} {
+		f := newFixture([]string{"p", "n", "s"}, []uint32{64, 32, 64})
+		rng := rand.New(rand.NewPCG(19, 20))
+		row := func(total uint64) State {
+			p := rng.Uint64()&(1<<47-1) | 1<<40
+			s := p + total
+			if down {
+				s = p - total
+			}
+			return State{Vals: []uint64{p, total & 0xffff_ffff, s}}
+		}
+		for range 30 {
+			f.states = append(f.states, row(rng.Uint64N(1<<20)))
+		}
+		cs := f.learn(t, Options{Kinds: Kinds(Equality, Congruence)})
+		f.holdsEverywhere(t, cs)
+		// Rows past a wrap of n: the 64-bit equalities fail there.
+		var wrapped []State
+		for range 30 {
+			wrapped = append(wrapped, row(1<<32+rng.Uint64N(1<<20)))
+		}
+		found := false
+		for _, c := range cs {
+			if c.Kind != Congruence || !mentions(f.b, c.Term, f.s.Vars[1].Term) || !mentions(f.b, c.Term, f.s.Vars[2].Term) {
+				continue
+			}
+			holds := true
+			for _, st := range wrapped {
+				v, err := ir.NewEvaluator(f.b, f.env(st)).Eval(c.Term)
+				holds = holds && err == nil && v.Bool()
+			}
+			found = found || holds
+		}
+		if !found {
+			t.Errorf("down %v: no congruence of n, s and p that survives n's wrap among %q", down, descs(cs, Congruence))
+		}
+	}
+}
+
+// mentions reports whether t reads variable x.
+func mentions(b *ir.Builder, t, x ir.Term) bool {
+	for _, u := range b.PostOrder(t) {
+		if u == x {
+			return true
+		}
+	}
+	return false
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand"
+	"slices"
 	"sort"
 	"strings"
 
@@ -268,6 +269,7 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 	// string parameter points to a string of the length it gives.
 	regs, nparams := p.registerParams()
 	consts := p.boundConstants()
+	marks := p.byteMarks()
 	arrays := 0            // pointer parameters placed so far
 	var firstString []byte // the bytes of the first string parameter
 	separate := p.tbsaSeparate()
@@ -284,7 +286,7 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 		case i >= nparams:
 		case regs[i].String:
 			var s []byte
-			a, s = placeString(env, k, i, a, firstString)
+			a, s = placeString(env, k, i, a, firstString, marks)
 			if firstString == nil {
 				firstString = s
 			}
@@ -397,8 +399,10 @@ const maxStringLen = 200
 // follow the NUL: a word-at-a-time loop reads them. Runs 1, 4 and 7
 // make their strings of text (inputs.TextBytes), and run 4's starts with
 // a negative number, so that a loop that runs on digits makes passes to
-// learn from.
-func placeString(env *hashEnv, k, i int, n uint64, like []byte) (uint64, []byte) {
+// learn from. Runs 3 and 7 (markedRun, paddedTextRun) start with the
+// bytes the code compares bytes with (marks), thrice each; run 7's then
+// has blanks, and ends with blanks.
+func placeString(env *hashEnv, k, i int, n uint64, like, marks []byte) (uint64, []byte) {
 	start := inputs.StringStart(k)
 	n = min(n, maxStringLen)
 	if k < 8 {
@@ -421,11 +425,26 @@ func placeString(env *hashEnv, k, i int, n uint64, like []byte) (uint64, []byte)
 	if k == 4 && n > 1 {
 		s[0], s[1] = '-', '7'
 	}
-	if k == paddedTextRun && n > 4 {
-		// Blanks at both ends: a text's leading and trailing white
-		// space is what trimming and skipping loops go round on, and
-		// random text seldom starts or ends with it.
-		s[0], s[1], s[n-2], s[n-1] = ' ', '\t', ' ', '\n'
+	if (k == paddedTextRun || k == markedRun) && n > 4 {
+		// The bytes the code looks for, thrice each, first: a loop
+		// that skips '>' quote marks goes round on them, and a peeled
+		// first pass still leaves two (a counterexample's run, a single
+		// '>', does not show the loop's step); two runs, so that what
+		// is learned of the count is not one string's address.
+		j := uint64(0)
+		for _, c := range marks {
+			for range 3 {
+				if j+4 < n {
+					s[j], j = c, j+1
+				}
+			}
+		}
+		if k == paddedTextRun {
+			// Then blanks at both ends: a text's leading and trailing
+			// white space is what trimming and skipping loops go
+			// round on, and random text seldom starts or ends with it.
+			s[j], s[j+1], s[n-2], s[n-1] = ' ', '\t', ' ', '\n'
+		}
 	}
 	if like != nil && (k == sameStringRuns[0] || k == sameStringRuns[1]) {
 		j := uint64(0)
@@ -444,9 +463,15 @@ func placeString(env *hashEnv, k, i int, n uint64, like []byte) (uint64, []byte)
 // repeat the first one (placeString).
 var sameStringRuns = [2]int{2, 5}
 
-// paddedTextRun is the text run (k%3 == 1) whose strings start and end
-// with blanks (placeString).
-const paddedTextRun = 7
+// paddedTextRun, a text run (k%3 == 1), and markedRun, one of random
+// bytes, are the runs whose strings start with the bytes the code
+// compares with, the first also with blanks after them and at the end
+// (placeString). Text run 1 keeps its text from the start: a loop over
+// digits goes round on it (atoi_dec).
+const (
+	paddedTextRun = 7
+	markedRun     = 3
+)
 
 // boundConstants are the constants the target's branch conditions use
 // that could be loop bounds (16 to 2^24), in increasing order.
@@ -471,6 +496,36 @@ func (p *Pair) boundConstants() []uint64 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// maxByteMarks bounds the bytes byteMarks gives.
+const maxByteMarks = 4
+
+// byteMarks are the nonzero 8-bit constants both sides' branch
+// conditions compare with (a string loop's '>', ' ' or ','), lowest
+// first, at most maxByteMarks.
+func (p *Pair) byteMarks() []byte {
+	b := p.B
+	var roots []ir.Term
+	for _, g := range []*ir.TFG{p.Src.TFG, p.Dst.TFG} {
+		for _, e := range g.Edges {
+			roots = append(roots, e.Cond)
+		}
+	}
+	seen := map[byte]bool{}
+	for _, t := range b.PostOrder(roots...) {
+		if b.Op(t) == ir.OpConst && b.Sort(t) == ir.BVSort(8) {
+			if v := byte(b.ConstValue(t).Uint64()); v != 0 {
+				seen[v] = true
+			}
+		}
+	}
+	var out []byte
+	for v := range seen {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out[:min(len(out), maxByteMarks)]
 }
 
 // ArgBits reports, per integer argument register, the bits of the

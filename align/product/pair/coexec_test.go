@@ -16,7 +16,7 @@ func TestPlaceString(t *testing.T) {
 	starts, ends := map[uint64]bool{}, map[uint64]bool{}
 	for k := range 8 {
 		for _, n := range []uint64{0, 1, 3, 40, 1 << 20} {
-			addr, s := placeString(env, k, 1, n, nil)
+			addr, s := placeString(env, k, 1, n, nil, nil)
 			end := -1
 			for j, c := range s {
 				if c == 0 {
@@ -71,8 +71,8 @@ func TestPlaceStringPairs(t *testing.T) {
 	dists := map[uint64]bool{}
 	for k := range 9 {
 		env := &hashEnv{seed: uint64(k)*7919 + 1}
-		a0, s0 := placeString(env, k, 0, 40, nil)
-		a1, s1 := placeString(env, k, 1, 40, s0)
+		a0, s0 := placeString(env, k, 0, 40, nil, nil)
+		a1, s1 := placeString(env, k, 1, 40, s0, nil)
 		dists[a1-a0] = true
 		if a1%8 != a0%8 {
 			t.Errorf("run %d: the strings start at %d and %d past a word", k, a0%8, a1%8)

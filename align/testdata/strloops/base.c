@@ -7,7 +7,10 @@
  * align/product/pair/cexruns.go). trim_right indexes its string with
  * strlen's result, which co-executions compute (pair/libcresults.go) and
  * one of whose strings ends in blanks; is_blank's loop is taken on a
- * counterexample's node memory (Outcome.ModelMem).
+ * counterexample's node memory (Outcome.ModelMem); quote_depth's loop
+ * runs on the co-executions' strings that start with the bytes the code
+ * compares with (pair.byteMarks), and its count needs d ≡ s − p (mod
+ * 2^32) (learn's narrowSolved).
  */
 
 #include <string.h>
@@ -57,4 +60,14 @@ int is_blank(const char *s)
 	while (*s == ' ' || *s == '\t')
 		s++;
 	return *s == 0 || *s == '\n';
+}
+
+int quote_depth(const char *s)
+{
+	int d = 0;
+	while (*s == '>') {
+		d++;
+		s++;
+	}
+	return d;
 }
