@@ -70,6 +70,7 @@ var ruleSet = map[Op][]Rule{
 		{"fold", fold},
 		{"x+0", rightIs(BV.IsZero, returnArg0)},
 		{"(x+c1)+c2", reassocConst}, // → x + (c1+c2)
+		{"x+(y+c)", addConstOut},    // → (x+y) + c: an address's offset outermost, one form for a+(2i+c) and (a+2i)+c
 		{"commute", commute},
 	},
 	OpSub: {
@@ -153,6 +154,7 @@ var ruleSet = map[Op][]Rule{
 		{"x<<0", rightIs(BV.IsZero, returnArg0)},
 		{"0<<y", leftIs(BV.IsZero)},
 		{"x<<big", shiftOut}, // a constant count ≥ w shifts everything out
+		{"(x+c)<<k", shlOfAddConst}, // → (x<<k) + (c<<k): an index's offset scaled out of the address
 	},
 	OpLShr: {
 		{"fold", fold},
@@ -410,6 +412,46 @@ func unaryInvolution(s *Simplifier, t Term) Term {
 		return s.b.Arg(x, 0)
 	}
 	return NoTerm
+}
+
+// addConstOut is x + (y + c) → (x + y) + c, and (y + c) + x → (y + x) + c,
+// for a constant c and non-constant x: the constant of an address's sum
+// ends outermost, where reassocConst folds the next one into it (the
+// lifter's a + 2·(i + 0x3688) + 0xc and a + 2·i + 0x6d1c meet).
+func addConstOut(s *Simplifier, t Term) Term {
+	x, y := s.args2(t)
+	if s.isConstBV(x) || s.isConstBV(y) {
+		return NoTerm
+	}
+	if s.b.Op(y) == OpAdd {
+		if y1, c := s.args2(y); s.isConstBV(c) && !s.isConstBV(y1) {
+			return s.raw(OpAdd, 0, 0, s.mk(OpAdd, 0, 0, x, y1), c)
+		}
+	}
+	if s.b.Op(x) == OpAdd {
+		if x1, c := s.args2(x); s.isConstBV(c) && !s.isConstBV(x1) {
+			return s.raw(OpAdd, 0, 0, s.mk(OpAdd, 0, 0, x1, y), c)
+		}
+	}
+	return NoTerm
+}
+
+// shlOfAddConst is (x + c) << k → (x << k) + (c << k) for constants c and
+// k (< w; larger counts are shiftOut's): multiplication by 2^k
+// distributes over addition mod 2^w.
+func shlOfAddConst(s *Simplifier, t Term) Term {
+	a, k := s.args2(t)
+	if !s.isConstBV(k) || s.b.Op(a) != OpAdd {
+		return NoTerm
+	}
+	x, c := s.args2(a)
+	if !s.isConstBV(c) || s.isConstBV(x) {
+		return NoTerm
+	}
+	if w := s.b.Width(t); !s.b.ConstValue(k).Ult(NewBV(w, uint64(w))) {
+		return NoTerm
+	}
+	return s.raw(OpAdd, 0, 0, s.mk(OpShl, 0, 0, x, k), s.mk(OpShl, 0, 0, c, k))
 }
 
 // reassocConst is (x op c1) op c2 → x op (c1 op c2) for an associative op.

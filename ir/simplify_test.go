@@ -360,6 +360,11 @@ func TestSimplifyRuleExamples(t *testing.T) {
 		{b.Rotl(x8, c(8, 16)), x8},
 		{b.Add(c(128, 5), b.ConstBV(ir.OnesBV(128))), c(128, 4)},
 		{b.Add(y8, x8), b.Add(x8, y8)}, // commute by term id
+		// An address's constant offset ends outermost, scaled out of an
+		// index: a + 2·(i + 3) + 2 and a + 2·i + 8 meet.
+		{b.Add(x8, b.Add(y8, c(8, 3))), b.Add(b.Add(x8, y8), c(8, 3))},
+		{b.Add(b.Add(x8, b.Shl(b.Add(y8, c(8, 3)), c(8, 1))), c(8, 2)), b.Add(b.Add(x8, b.Shl(y8, c(8, 1))), c(8, 8))},
+		{b.Shl(b.Add(y8, c(8, 3)), c(8, 8)), c(8, 0)},
 		// A conditional increment is an increment by a choice.
 		{b.Ite(p, x8, b.Add(x8, y8)), b.Add(x8, b.Ite(p, c(8, 0), y8))},
 		{b.Ite(p, b.Add(y8, x8), x8), b.Add(x8, b.Ite(p, y8, c(8, 0)))},
