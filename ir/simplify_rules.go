@@ -153,7 +153,7 @@ var ruleSet = map[Op][]Rule{
 		{"fold", fold},
 		{"x<<0", rightIs(BV.IsZero, returnArg0)},
 		{"0<<y", leftIs(BV.IsZero)},
-		{"x<<big", shiftOut}, // a constant count ≥ w shifts everything out
+		{"x<<big", shiftOut},        // a constant count ≥ w shifts everything out
 		{"(x+c)<<k", shlOfAddConst}, // → (x<<k) + (c<<k): an index's offset scaled out of the address
 	},
 	OpLShr: {
