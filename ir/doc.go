@@ -56,7 +56,10 @@
 // An edge carries a Bool condition, a transfer function (one term per state
 // component, over the state variables at the from-node, which are the same
 // variables at every node), the calls it makes in order, each with a guard,
-// and a fault condition. Sequential composition substitutes the first
+// and a fault condition, with the part of it that is undefined behaviour
+// by a library's contract (UB: a memcpy of overlapping regions), which an
+// engine may assume away on the source under a model and must otherwise
+// read as the fault it is part of. Sequential composition substitutes the first
 // edge's transfer into the second's terms (Substitute, subst.go: iterative
 // and memoized). Parallel composition is c1 ∨ c2 with ite(c1, T1, T2); it is
 // exact because the out-edges of a node are pairwise exclusive and

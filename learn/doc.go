@@ -11,7 +11,11 @@
 //     affine relation among three or more variables of one width w < 64
 //     (a reduction's lanes and its sum) is given modulo 2^w only, never
 //     as the 64-bit equality of their zero extensions, which would also
-//     say that the sum does not wrap (equalities.go, sumOfNarrow);
+//     say that the sum does not wrap (equalities.go, sumOfNarrow); a
+//     64-bit equality with a narrow variable of coefficient ±1 (a pointer
+//     s = p + n of an int count n) is also given solved for that variable
+//     modulo its width (n ≡ s − p mod 2^32, which stays inductive when n
+//     wraps; narrowSolved);
 //   - XOR relations v = v_1 ⊕ … ⊕ v_k ⊕ c among variables of one width and
 //     the 32-bit halves of 64-bit ones, the null space over GF(2) of the
 //     rows' bits (xor.go): a vectorized XOR reduction's lanes;

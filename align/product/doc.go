@@ -75,7 +75,9 @@
 //     access through an address not derived from the entry rsp
 //     (ub.FrameTaint) is taken to miss the frame wherever the source makes
 //     it (obva.go): a hypothesis per path prefix, listed among the
-//     assumptions.
+//     assumptions. Under the restrict model each edge also assumes that
+//     the source's path violates no library contract (ir.Edge.UB: its
+//     memcpy calls copy between regions that do not overlap).
 //
 //   - The obligations (obligations.go): at every edge, the source takes its
 //     paired paths when the target takes its own, and faults exactly when
