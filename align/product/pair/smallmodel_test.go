@@ -98,3 +98,35 @@ func TestSharedArrays(t *testing.T) {
 		t.Errorf("pointers a megabyte apart: run %v, shared %v; want a run with separate arrays", ok, r.Shared)
 	}
 }
+
+// TestRunFromNodeMemory: a model of a loop head's state sets the node's
+// memory and leaves the entry memory free (its default byte); the run
+// from it takes its string's bytes from the node's memory when given one,
+// where a blank-skipping loop's blanks are, and from the entry memory
+// otherwise.
+func TestRunFromNodeMemory(t *testing.T) {
+	const src = "int is_blank(const char *s)\n{\n\twhile (*s == ' ' || *s == '\\t')\n\t\ts++;\n\treturn *s == 0 || *s == '\\n';\n}\n"
+	p := aligntest.LoadPair(t, "gcc-12", "is_blank", src, "O0", "O3")
+	b := p.B
+	const s = 0x3000_0100
+	nodeMem := b.Var("n1.mem", ir.MemSort)
+	blanks := ir.NewMem(0).With(s, []byte("  \t\n"))
+	m := &ir.MapEnv{Vars: map[ir.Term]ir.Value{
+		p.SrcVar(x86.StateGPR0 + x86.RDI): ir.BVValue(ir.NewBV(64, s)),
+		p.SrcVar(x86.StateMem):            ir.MemValue(ir.NewMem(0)),
+		nodeMem:                           ir.MemValue(blanks),
+	}}
+	for _, tc := range []struct {
+		name string
+		mem  ir.Term
+		want []byte
+	}{{"node memory", nodeMem, []byte("  \t\n")}, {"entry memory", ir.NoTerm, []byte{0, 0, 0, 0}}} {
+		r, ok := p.RunFromModel(m, tc.mem, pair.ExtraRunSeed(0), nil)
+		if !ok {
+			t.Fatalf("%s: no run", tc.name)
+		}
+		if got := r.Pointee(0); len(got) < 4 || string(got[:4]) != string(tc.want) {
+			t.Errorf("%s: pointee %q, want it to start with %q", tc.name, got, tc.want)
+		}
+	}
+}
