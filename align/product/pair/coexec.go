@@ -83,7 +83,9 @@ func (cr *CoRun) Env() ir.Env { return cr.env }
 // hashEnv gives every free variable a value derived from its name and the
 // run's seed (global addresses are placed apart), and every
 // uninterpreted function a value derived from its arguments, so that the
-// two sides meet the same values for the same names.
+// two sides meet the same values for the same names; the C library's
+// functions of fixed meaning return their real results instead
+// (libcresults.go).
 type hashEnv struct {
 	seed    uint64
 	globals map[string]uint64
