@@ -3,6 +3,7 @@ package ir
 import (
 	"fmt"
 	"math/big"
+	"sync"
 )
 
 // The concrete evaluator: every op's meaning on concrete values, as a table
@@ -236,6 +237,7 @@ type Evaluator struct {
 	env   Env
 	slot  []int32 // slot[t]: 1 + index of t's value in vals; 0 while unknown
 	vals  []Value
+	terms []Term // terms[i]: the term whose value is vals[i]
 	stack []evalFrame
 	args  []Value
 }
@@ -247,7 +249,33 @@ type evalFrame struct {
 
 // NewEvaluator returns an Evaluator of b's terms under env.
 func NewEvaluator(b *Builder, env Env) *Evaluator {
-	return &Evaluator{b: b, env: env}
+	ev, _ := evaluators.Get().(*Evaluator)
+	if ev == nil {
+		ev = &Evaluator{}
+	}
+	ev.b, ev.env = b, env
+	return ev
+}
+
+// evaluators holds released Evaluators, their slots all zero again: a
+// co-execution evaluates each step with an evaluator of its own, and
+// growing a fresh memo for each (slots up to the largest term, values
+// one append at a time) took a third of a loop check's time.
+var evaluators sync.Pool
+
+// Release gives ev's memory back for reuse by a later NewEvaluator; ev
+// and nothing it returned may be used after, except the Values (they do
+// not point into ev). Clearing costs one store per term evaluated, not
+// one per term of the Builder.
+func (ev *Evaluator) Release() {
+	for _, t := range ev.terms {
+		ev.slot[t] = 0
+	}
+	clear(ev.vals)
+	clear(ev.args)
+	ev.vals, ev.terms, ev.args = ev.vals[:0], ev.terms[:0], ev.args[:0]
+	ev.b, ev.env = nil, nil
+	evaluators.Put(ev)
 }
 
 // Eval evaluates t under env. It returns an *UnboundError for a free
@@ -263,6 +291,7 @@ func (ev *Evaluator) value(t Term) Value { return ev.vals[ev.slot[t]-1] }
 
 func (ev *Evaluator) setValue(t Term, v Value) {
 	ev.vals = append(ev.vals, v)
+	ev.terms = append(ev.terms, t)
 	ev.slot[t] = int32(len(ev.vals))
 }
 

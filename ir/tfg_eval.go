@@ -76,6 +76,7 @@ func (g *TFG) EvalStep(n NodeID, st []Value, env Env) (*ConcreteStep, error) {
 		panic(fmt.Sprintf("ir: %d values for %d state components", len(st), len(g.State)))
 	}
 	ev := NewEvaluator(g.B, &stateEnv{g: g, st: st, env: env})
+	defer ev.Release()
 	var taken []*Edge
 	for _, e := range g.out[n] {
 		v, err := ev.Eval(e.Cond)

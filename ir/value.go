@@ -344,44 +344,89 @@ func (m *Mem) With(a uint64, bytes []byte) *Mem {
 // history (some may hold Default again).
 func (m *Mem) Written() []uint64 {
 	var out []uint64
-	var stack []*memNode
-	n := m.tree
-	for n != nil || len(stack) > 0 {
-		for n != nil {
-			stack = append(stack, n)
-			n = n.left
-		}
-		n = stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+	m.tree.each(func(n *memNode) bool {
 		for k := uint64(0); k < memBlock; k++ {
 			if n.written&(1<<k) != 0 {
 				out = append(out, n.base+k)
 			}
 		}
-		n = n.right
-	}
+		return true
+	})
 	return out
 }
 
+// each calls f on every node of the tree at n in increasing base order
+// and reports whether f returned true every time (it stops at the first
+// false).
+func (n *memNode) each(f func(*memNode) bool) bool {
+	for n != nil {
+		if !n.left.each(f) || !f(n) {
+			return false
+		}
+		n = n.right
+	}
+	return true
+}
+
+// block returns the node of the block at base, or nil.
+func (m *Mem) block(base uint64) *memNode {
+	n := m.tree
+	for n != nil && n.base != base {
+		if base < n.base {
+			n = n.left
+		} else {
+			n = n.right
+		}
+	}
+	return n
+}
+
 // Equal reports whether m and o hold the same byte at every address.
-func (m *Mem) Equal(o *Mem) bool {
-	if m == o || (m.tree == o.tree && m.Default == o.Default) {
+func (m *Mem) Equal(o *Mem) bool { return m.EqualOutside(o, 0, 0) }
+
+// EqualOutside reports whether m and o hold the same byte at every address
+// outside [lo, hi) (every address when lo >= hi). It compares block by
+// block, and a block the two memories share (a persistent tree's
+// untouched subtrees) in one step: co-executions compare memories after
+// every step, and comparing byte by byte through Written spent more time
+// allocating than comparing.
+func (m *Mem) EqualOutside(o *Mem, lo, hi uint64) bool {
+	if m == o || m.tree == o.tree && m.Default == o.Default {
 		return true
 	}
 	if m.Default != o.Default {
 		return false
 	}
-	for _, a := range m.Written() {
-		if m.Load(a) != o.Load(a) {
-			return false
+	// agree compares n's block with the same block of other (nil when
+	// other never wrote it); the bytes neither wrote are both Default.
+	agree := func(n, other *memNode) bool {
+		if n == other {
+			return true
 		}
-	}
-	for _, a := range o.Written() {
-		if m.Load(a) != o.Load(a) {
-			return false
+		var ow uint16
+		if other != nil {
+			ow = other.written
 		}
+		for k := uint64(0); k < memBlock; k++ {
+			bit := uint16(1) << k
+			if (n.written|ow)&bit == 0 || n.base+k >= lo && n.base+k < hi {
+				continue
+			}
+			a, b := m.Default, m.Default
+			if n.written&bit != 0 {
+				a = n.vals[k]
+			}
+			if ow&bit != 0 {
+				b = other.vals[k]
+			}
+			if a != b {
+				return false
+			}
+		}
+		return true
 	}
-	return true
+	return m.tree.each(func(n *memNode) bool { return agree(n, o.block(n.base)) }) &&
+		o.tree.each(func(n *memNode) bool { return m.block(n.base) != nil || agree(n, nil) })
 }
 
 func (m *Mem) String() string {

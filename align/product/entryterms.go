@@ -64,6 +64,201 @@ func (pr *Product) computedEntryTerm(t ir.Term) bool {
 	return pr.guardTerm(t)
 }
 
+// Hoisted values. Optimized code hoists loads out of a loop when the loop
+// writes nothing where they read: a loop over v->a[0..v->n) keeps the
+// bound, or the end pointer v->a + v->n, in a register, and gcc keeps
+// *__ctype_b_loc() (the ctype table's address) in a register across a
+// scanning loop whose -O0 source calls the locator and loads through it
+// on every pass. Such a register's value on the way into the node is a
+// term over memory as it was before the loop, which the node's shared
+// memory still holds wherever nothing wrote since. So that term, with
+// its loads reading the node's memory instead, joins the learning
+// columns, c = f(*a, *b, ...) is guessed when the samples agree, and
+// Houdini keeps it when every edge into the node preserves it. The terms
+// come from the paths that first reach the node from the function's entry
+// (over the entry state), and from the paths from the nodes built so far
+// at other anchors when they depend on no state there but memory (a
+// call's result, a global: the table's locator after the call site
+// before the loop).
+
+// hoistedTerms returns, for each fresh register of n whose value on a
+// path into n is small and loads from the memory the path starts with,
+// that value with its loads from n's shared memory.
+func (pr *Product) hoistedTerms(n *PNode) []ir.Term {
+	b := pr.p.B
+	if n.mem == ir.NoTerm {
+		return nil
+	}
+	seen := map[ir.Term]bool{}
+	var out []ir.Term
+	add := func(t ir.Term, from *PNode, fromMem ir.Term) {
+		if len(b.PostOrder(t)) > maxEntryTermSize {
+			return
+		}
+		t, ok := pr.overNodeMem(t, from, fromMem, n.mem)
+		if !ok {
+			return
+		}
+		// The loads in it too, extended as it extends them: the bound
+		// the end pointer v->a + 4·v->n was computed from is what the
+		// source's counter is compared with.
+		for _, u := range b.PostOrder(t) {
+			switch b.Op(u) {
+			case ir.OpZeroExt, ir.OpSignExt:
+				if b.Op(b.Arg(u, 0)) != ir.OpSelect {
+					continue
+				}
+			case ir.OpSelect:
+			default:
+				if u != t {
+					continue
+				}
+			}
+			if !seen[u] && b.Sort(u).IsBV() && b.Sort(u).Width <= 64 {
+				seen[u] = true
+				out = append(out, u)
+			}
+		}
+	}
+	regs := func(side int) []comp {
+		var out []comp
+		for _, c := range n.comps {
+			if c.side != side || !c.fresh || c.dead || c.state < 0 || c.state == x86.StateMem {
+				continue
+			}
+			if so := b.Sort(c.term); so.IsBV() && so.Width <= 64 {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	entry := pr.Nodes[0]
+	for _, ep := range pr.entryPaths(n) {
+		mem := entry.Src[x86.StateMem]
+		if ep.side == 1 {
+			mem = entry.Dst[x86.StateMem]
+		}
+		for _, c := range regs(ep.side) {
+			add(pr.simp.Simplify(ep.sub.Apply(ep.ps.Transfer[c.state])), nil, mem)
+		}
+	}
+	// From the nodes built so far at other anchors, over their states in
+	// the calling convention's model (a call's result is a function of
+	// its arguments there, not of the caller's stack pointer and memory).
+	key := [2]ir.NodeID{n.Key.Src, n.Key.Dst}
+	for side := 0; side < 2; side++ {
+		g := pr.sideTFG(side)
+		anchors := pair.AnchorSet(g)
+		cs := regs(side)
+		if len(cs) == 0 {
+			continue
+		}
+		for _, m := range pr.Nodes {
+			at, st := m.Key.Src, m.Src
+			if side == 1 {
+				at, st = m.Key.Dst, m.Dst
+			}
+			if m == n || at == g.Entry || m.mem == ir.NoTerm {
+				continue
+			}
+			ps := g.PathSet(at, key[side], ir.PathOptions{Through: func(v ir.NodeID) bool { return !anchors[v] }})
+			if ps == nil {
+				continue
+			}
+			sub := pr.stateSubst(g, st)
+			cc := pr.callConvention(m)
+			for _, c := range cs {
+				add(pr.simp.Simplify(cc.Rewrite(sub.Apply(ps.Transfer[c.state]))), m, m.mem)
+			}
+		}
+	}
+	return out
+}
+
+// overNodeMem returns t with every load from fromMem (or from stores on
+// top of it: the frame's) loading from mem instead; ok is false when t
+// loads nothing, loads from another memory, stores, or depends on from's
+// state but memory (from nil: the entry's, which the learner may use).
+func (pr *Product) overNodeMem(t ir.Term, from *PNode, fromMem, mem ir.Term) (ir.Term, bool) {
+	b := pr.p.B
+	loads, ok := 0, true
+	memo := map[ir.Term]ir.Term{}
+	var rw func(u ir.Term) ir.Term
+	rw = func(u ir.Term) ir.Term {
+		if r, done := memo[u]; done {
+			return r
+		}
+		r := u
+		switch op := b.Op(u); {
+		case !ok:
+		case op == ir.OpSelect:
+			base := b.Arg(u, 0)
+			for b.Op(base) == ir.OpStore {
+				base = b.Arg(base, 0)
+			}
+			if base != fromMem {
+				ok = false
+				break
+			}
+			loads++
+			w, _ := b.Params(u)
+			r = b.Select(mem, rw(b.Arg(u, 1)), w)
+		case b.Sort(u).Kind == ir.KindMem && (op != ir.OpVar || u == fromMem):
+			// Memory other than a fixed view (a const callee's):
+			// stores, or the starting memory read other than by a load
+			// (a pure callee's view of it).
+			ok = false
+		case op == ir.OpVar:
+			if from != nil {
+				if _, own := from.varComp[u]; own || u == from.mem {
+					ok = false
+				}
+			}
+		default:
+			args := b.Args(u)
+			if len(args) == 0 {
+				break
+			}
+			nargs := make([]ir.Term, len(args))
+			for i, a := range args {
+				nargs[i] = rw(a)
+			}
+			if ok {
+				r = b.WithArgs(u, nargs)
+			}
+		}
+		memo[u] = r
+		return r
+	}
+	r := rw(t)
+	return pr.simp.Simplify(r), ok && loads > 0
+}
+
+// evalOnSample evaluates the bit-vector term t on sample sm of node n.
+func (pr *Product) evalOnSample(n *PNode, sm sample, t ir.Term) (uint64, bool) {
+	ev := ir.NewEvaluator(pr.p.B, &sampleEnv{pr: pr, n: n, sm: sm})
+	defer ev.Release()
+	v, err := ev.Eval(t)
+	if err != nil {
+		return 0, false
+	}
+	return v.BV().Uint64(), true
+}
+
+// evalOnSamples evaluates t on every sample of n, or reports false when
+// one does not evaluate it.
+func (pr *Product) evalOnSamples(n *PNode, samples []sample, t ir.Term) ([]uint64, bool) {
+	out := make([]uint64, len(samples))
+	for i, sm := range samples {
+		v, ok := pr.evalOnSample(n, sm, t)
+		if !ok {
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
 // entryPath is the set of paths by which one side first reaches a node
 // from the function's entry, and the substitution that puts its terms
 // over the entry state.

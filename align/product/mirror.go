@@ -200,10 +200,13 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 }
 
 // mirrorHolds checks col = M[at] on every sample, with the address moving
-// within a run (a fixed address is a plain global, which the learner
-// covers) and never in the stack.
+// within a run that reaches the node more than once (a fixed address
+// there is a plain global, which the learner covers) and never in the
+// stack. At a node each run reaches once (a call site before a loop,
+// where the target has loaded the first character and the source will
+// load it after the call) there is nothing to move.
 func (pr *Product) mirrorHolds(col mirrorColumn, at mirrorAddr, samples []sample) bool {
-	moved := false
+	moved, again := false, false
 	first := map[*pair.CoRun]uint64{}
 	for _, sm := range samples {
 		pv := pr.compValue(sm, at.ptr).BV().Uint64()
@@ -216,8 +219,9 @@ func (pr *Product) mirrorHolds(col mirrorColumn, at mirrorAddr, samples []sample
 		}
 		if f, ok := first[sm.cr]; !ok {
 			first[sm.cr] = pv
-		} else if f != pv {
-			moved = true
+		} else {
+			again = true
+			moved = moved || f != pv
 		}
 		var v uint64
 		for j, x := range sm.d[x86.StateMem].Mem().Read(a, int(col.width)) {
@@ -227,7 +231,7 @@ func (pr *Product) mirrorHolds(col mirrorColumn, at mirrorAddr, samples []sample
 			return false
 		}
 	}
-	return moved
+	return moved || !again
 }
 
 // inStack reports whether address a (and the 8 bytes from it) may touch

@@ -699,6 +699,18 @@ func (pr *Product) entryColumns(n *PNode, samples []sample) ([]Column, []func(sa
 		vars = append(vars, Column{Name: b.Short(t), Term: t})
 		value = append(value, func(sm sample) uint64 { return vals[sm.cr] })
 	}
+	// Values hoisted out of the loop (entryterms.go), over the node's
+	// memory, where every sample evaluates them.
+	for _, t := range pr.hoistedTerms(n) {
+		if _, ok := pr.evalOnSamples(n, samples, t); !ok {
+			continue
+		}
+		vars = append(vars, Column{Name: b.Short(t), Term: t})
+		value = append(value, func(sm sample) uint64 {
+			v, _ := pr.evalOnSample(n, sm, t)
+			return v
+		})
+	}
 	// Scalar globals as they are in the node's shared memory (a loop may
 	// keep one in a register: s000's val, broadcast into xmm1).
 	for _, g := range pr.p.GlobalVars() {

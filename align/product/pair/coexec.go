@@ -92,7 +92,7 @@ type hashEnv struct {
 	// known are the C library callees whose calls return their known
 	// result (libcresults.go).
 	known map[string]bool
-	ctype uint64 // where the ctype tables lie (ctypeBase)
+	ctype uint64 // where the ctype tables' locations lie (ctypeBase)
 }
 
 func (e *hashEnv) hash(s string, xs ...uint64) uint64 {
@@ -130,25 +130,41 @@ func (e *hashEnv) ApplyFunc(f *ir.Func, args []ir.Value) (ir.Value, bool) {
 		h := e.hash(f.Name, append([]uint64{prev}, e.argWords(args[:len(args)-2], args[len(args)-2])...)...)
 		return ir.MemValue(m.Mem().With(callLogAddr, binary.LittleEndian.AppendUint64(nil, h))), true
 	}
-	if fn, ok := x86.ParseCallFunc(f.Name); ok && f.Callee && e.known[fn.Callee] && fn.Result == "rax" && f.Result.IsBV() && f.Result.Width == 64 && len(args) > fn.N {
+	// A call's result: in the lifter's form its arguments come before the
+	// stack pointer and memory; in the calling convention's (callc:,
+	// x86.CallConvention) before the view of memory it reads, and it
+	// gives what the lifter's form of the same call gives in a run, so
+	// that the rewritten terms of product edges evaluate on samples to
+	// the values the co-executions computed.
+	callee, name := f.Callee, f.Name
+	fn, isCall := x86.ParseCallFunc(f.Name)
+	vals, sp, mem := args, ir.Value{}, ir.Value{}
+	switch {
+	case isCall && f.Callee && len(args) >= 2:
+		vals, sp, mem = args[:len(args)-2], args[len(args)-2], args[len(args)-1]
+	case isCall && fn.Convention && len(args) >= 1:
+		vals, mem = args[:len(args)-1], args[len(args)-1]
+		callee, name = true, "call:"+strings.TrimPrefix(f.Name, "callc:")
+	default:
+		callee = false
+	}
+	if callee && e.known[fn.Callee] && fn.Result == "rax" && f.Result.IsBV() && f.Result.Width == 64 && len(vals) >= fn.N && mem.Sort().Kind == ir.KindMem {
 		words := make([]uint64, fn.N)
 		for i := range words {
-			if args[i].Sort().Kind == ir.KindBV && args[i].Sort().Width <= 64 {
-				words[i] = args[i].BV().Uint64()
+			if vals[i].Sort().Kind == ir.KindBV && vals[i].Sort().Width <= 64 {
+				words[i] = vals[i].BV().Uint64()
 			}
 		}
-		if m := args[len(args)-1]; m.Sort().Kind == ir.KindMem {
-			if v, ok := knownResult(fn.Callee, words, m.Mem(), e.ctype); ok {
-				return ir.BVValue(ir.NewBV(64, v)), true
-			}
+		if v, ok := knownResult(fn.Callee, words, mem.Mem(), e.ctype); ok {
+			return ir.BVValue(ir.NewBV(64, v)), true
 		}
 	}
-	if f.Callee {
+	if callee {
 		// A callee's result depends on its argument values only here:
 		// the stack pointer and memory it is also applied to differ
 		// between two builds' frames, and runs that only suggest an
 		// alignment should see equal calls return equal values.
-		h := e.hash(f.Name, e.argWords(args[:len(args)-2], args[len(args)-2])...)
+		h := e.hash(name, e.argWords(vals, sp)...)
 		if f.Result.IsBV() && f.Result.Width <= 64 && h%4 == 0 {
 			// A quarter of the calls return 0, 1 or 2: C functions
 			// answer yes or no, a count or a status far more often than
@@ -258,7 +274,7 @@ func (p *Pair) newCoRun(k int, x *prove.ExtraRun) *CoRun {
 	mem = mem.With(rsp0, ret)
 	if env.known["__ctype_b_loc"] || env.known["__ctype_tolower_loc"] || env.known["__ctype_toupper_loc"] {
 		env.ctype = ctypeBase(k)
-		mem = ctypeTables(mem, env.ctype)
+		mem = ctypeTables(mem, env.ctype, ctypeTableBase(k))
 	}
 	g := p.Src.TFG
 	st := make([]ir.Value, len(g.State))
@@ -647,6 +663,7 @@ func recordStackStores(b *ir.Builder, g *ir.TFG, e *ir.Edge, st []ir.Value, env 
 		return
 	}
 	ev := ir.NewEvaluator(b, g.StateEnv(st, env))
+	defer ev.Release()
 	seen := map[ir.Term]bool{}
 	var walk func(ir.Term)
 	walk = func(m ir.Term) {
@@ -693,22 +710,7 @@ func AnchorSet(g *ir.TFG) map[ir.NodeID]bool {
 // HeapEqual reports whether two memories agree on every address outside
 // the stack region of the entry rsp rsp0.
 func HeapEqual(m1, m2 *ir.Mem, rsp0 uint64) bool {
-	if m1.Equal(m2) {
-		return true
-	}
-	lo, hi := rsp0-StackLimit, rsp0+8
-	check := func(addrs []uint64) bool {
-		for _, a := range addrs {
-			if a >= lo && a < hi {
-				continue
-			}
-			if m1.Load(a) != m2.Load(a) {
-				return false
-			}
-		}
-		return true
-	}
-	return m1.Default == m2.Default && check(m1.Written()) && check(m2.Written())
+	return m1.EqualOutside(m2, rsp0-StackLimit, rsp0+8)
 }
 
 // SlotsOf merges the stack stores of runs into disjoint slots: byte ranges

@@ -94,7 +94,7 @@ int main(void) {
 		t.Fatal(err)
 	}
 	const base = 0x5b5b_0000_0000
-	mem := ctypeTables(ir.NewMem(0), base)
+	mem := ctypeTables(ir.NewMem(0), base, ctypeTableBase(3))
 	ptr := func(loc uint64) uint64 { return binary.LittleEndian.Uint64(mem.Read(base+loc, 8)) }
 	b, lower, upper := ptr(ctypeBLoc), ptr(ctypeLowerLoc), ptr(ctypeUpperLoc)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
