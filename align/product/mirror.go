@@ -190,9 +190,6 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 			}
 			addr := pr.simp.Simplify(b.Add(base, b.Const(64, at.off)))
 			t := b.Eq(col.term, b.Select(n.mem, addr, col.width))
-			if !pr.checkable(n, t) {
-				continue // through rbp, which may be a frame pointer
-			}
 			out = append(out, Candidate{Term: t, Desc: fmt.Sprintf("%s = M[%s]", b.Short(col.term), b.Short(addr))})
 			if len(out) >= maxMirrorCandidates {
 				return out

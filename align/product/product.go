@@ -798,9 +798,6 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 	for _, t := range pr.entryPathGuards(n, samples) {
 		n.Candidates = append(n.Candidates, Candidate{Term: t, Desc: "entry guard " + b.Short(t)})
 	}
-	for _, t := range pr.arrivalGuards(n, thin(samples, maxMirrorSamples)) {
-		n.Candidates = append(n.Candidates, Candidate{Term: t, Desc: "arrival guard " + b.Short(t)})
-	}
 	return nil
 }
 
@@ -852,19 +849,6 @@ func (pr *Product) buildEdge(e *PEdge) {
 		e.obvaHyps = pr.esc.RewriteAll(0, e.obvaHyps) // the source's terms
 		if cc != nil {
 			e.obvaHyps = pr.esc.SettleAll(cc.RewriteAll(e.obvaHyps))
-		}
-		if pr.taint != nil {
-			// The next source paths' (obva.go), whose calls may be
-			// the edge's only ones: rewritten on their own, and left
-			// out when that fails.
-			la := pr.esc.RewriteAll(0, pr.lookaheadHypotheses(e, subS.ApplyAll(e.src.Transfer)))
-			lcc := cc
-			if lcc == nil {
-				lcc = pr.callConvention(from)
-			}
-			if la = pr.esc.SettleAll(lcc.RewriteAll(la)); lcc.Err == nil {
-				e.obvaHyps = append(e.obvaHyps, la...)
-			}
 		}
 		e.obvaHyps = ub.PassFrameStores(p.B, pr.simp, e.obvaHyps, pr.rsp0)
 	}
