@@ -72,6 +72,14 @@ func (g *TFG) StateEnv(st []Value, env Env) Env { return &stateEnv{g: g, st: st,
 // variables, uninterpreted functions, addresses of globals). It returns the
 // one edge taken, or an *EdgeChoiceError if not exactly one is.
 func (g *TFG) EvalStep(n NodeID, st []Value, env Env) (*ConcreteStep, error) {
+	return g.EvalStepInto(n, st, env, nil)
+}
+
+// EvalStepInto is EvalStep with the next state written into next when it
+// has room (a long run's states between anchors are garbage at once;
+// reusing one buffer for them saves allocating one per step). next must
+// not be st.
+func (g *TFG) EvalStepInto(n NodeID, st []Value, env Env, next []Value) (*ConcreteStep, error) {
 	if len(st) != len(g.State) {
 		panic(fmt.Sprintf("ir: %d values for %d state components", len(st), len(g.State)))
 	}
@@ -121,8 +129,16 @@ func (g *TFG) EvalStep(n NodeID, st []Value, env Env) (*ConcreteStep, error) {
 	if step.Fault = f.Bool(); step.Fault {
 		return step, nil
 	}
-	step.Next = make([]Value, len(e.Transfer))
+	if cap(next) >= len(e.Transfer) {
+		step.Next = next[:len(e.Transfer)]
+	} else {
+		step.Next = make([]Value, len(e.Transfer))
+	}
 	for i, t := range e.Transfer {
+		if t == g.State[i].Var {
+			step.Next[i] = st[i] // unchanged: no lookup
+			continue
+		}
 		if step.Next[i], err = ev.Eval(t); err != nil {
 			return nil, fmt.Errorf("edge %d transfer of %s: %w", e.ID, g.State[i].Name, err)
 		}

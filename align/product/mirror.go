@@ -2,6 +2,7 @@ package product
 
 import (
 	"fmt"
+	"strings"
 
 	"eqc/align/product/pair"
 	"eqc/ir"
@@ -189,6 +190,11 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 				base = pr.simp.Simplify(b.Add(at.global, base))
 			}
 			addr := pr.simp.Simplify(b.Add(base, b.Const(64, at.off)))
+			if stackNamed(b, addr) {
+				// The proof checker refuses memory read through rsp or
+				// rbp, which may be a frame pointer (align/verify).
+				continue
+			}
 			t := b.Eq(col.term, b.Select(n.mem, addr, col.width))
 			out = append(out, Candidate{Term: t, Desc: fmt.Sprintf("%s = M[%s]", b.Short(col.term), b.Short(addr))})
 			if len(out) >= maxMirrorCandidates {
@@ -276,4 +282,15 @@ func repeatedByte(v uint64, width uint32) bool {
 		}
 	}
 	return true
+}
+
+// stackNamed reports whether address a is computed from a register named
+// rsp or rbp, as the proof checker judges invariants' memory reads.
+func stackNamed(b *ir.Builder, a ir.Term) bool {
+	for _, v := range b.PostOrder(a) {
+		if b.Op(v) == ir.OpVar && (strings.HasSuffix(b.VarName(v), ".rsp") || strings.HasSuffix(b.VarName(v), ".rbp")) {
+			return true
+		}
+	}
+	return false
 }

@@ -608,6 +608,10 @@ func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, r
 	retreats := 0
 	var path []int
 	b := g.B
+	// States no visit keeps are written over: spare is the buffer of the
+	// last such state, which the next step may fill.
+	var spare []ir.Value
+	kept := true // st is a visit's state
 	for steps := 0; steps < lim.steps; steps++ {
 		if lim.ctx != nil && steps%probeCtxEvery == 0 && lim.ctx.Err() != nil {
 			return r
@@ -616,7 +620,7 @@ func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, r
 			r.Ended = true
 			return r
 		}
-		s, err := g.EvalStep(n, st, env)
+		s, err := g.EvalStepInto(n, st, env, spare)
 		if err != nil {
 			return r
 		}
@@ -638,11 +642,17 @@ func execute(g *ir.TFG, anchors map[ir.NodeID]bool, st []ir.Value, env ir.Env, r
 		if paths {
 			path = append(path, s.Edge.ID)
 		}
-		st, n = s.Next, s.Edge.To
+		spare = nil
+		if !kept {
+			spare = st
+		}
+		st, n, kept = s.Next, s.Edge.To, false
 		if anchors[n] {
 			v := Visit{Node: n, State: st, Retreats: retreats, Path: path}
+			kept = true
 			if lim.probe {
 				v.State, v.Path = nil, nil
+				kept = false
 			}
 			r.Visits = append(r.Visits, v)
 			path = nil
