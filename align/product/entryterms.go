@@ -78,8 +78,10 @@ func (pr *Product) computedEntryTerm(t ir.Term) bool {
 // come from the paths that first reach the node from the function's entry
 // (over the entry state), and from the paths from the nodes built so far
 // at other anchors when they depend on no state there but memory (a
-// call's result, a global: the table's locator after the call site
-// before the loop).
+// global, a call's result). Only terms the proof checker takes in an
+// invariant become columns: no function application (so not yet the
+// table's locator, *__ctype_b_loc(): the reverted b9078bc taught the
+// checker a const callee's result) and no load through rsp or rbp.
 
 // hoistedTerms returns, for each fresh register of n whose value on a
 // path into n is small and loads from the memory the path starts with,
@@ -96,7 +98,7 @@ func (pr *Product) hoistedTerms(n *PNode) []ir.Term {
 			return
 		}
 		t, ok := pr.overNodeMem(t, from, fromMem, n.mem)
-		if !ok {
+		if !ok || !checkerTakes(b, t) {
 			return
 		}
 		// The loads in it too, extended as it extends them: the bound
@@ -462,4 +464,16 @@ func (pr *Product) inheritEntryGuards() {
 			}
 		}
 	}
+}
+
+// checkerTakes reports whether the proof checker takes t in an invariant
+// as far as its applications and loads go (align/verify): none of the
+// first, and no load through a register named rsp or rbp.
+func checkerTakes(b *ir.Builder, t ir.Term) bool {
+	for _, u := range b.PostOrder(t) {
+		if b.Op(u) == ir.OpApply || b.Op(u) == ir.OpSelect && stackNamed(b, b.Arg(u, 1)) {
+			return false
+		}
+	}
+	return true
 }
