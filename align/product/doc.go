@@ -19,7 +19,7 @@
 //     and the values the entry path computed into registers the loop
 //     keeps, such as a vector loop's trip count (n − 1) >> 2, and the
 //     values loaded before the loop that a register keeps, over the
-//     node's memory (v->a + 4·v->n, *__ctype_b_loc(): hoisted values),
+//     node's memory (v->a + 4·v->n, *limit: hoisted values),
 //     entryterms.go; align/product/learning answers it with learn.Learn),
 //     plus searches the affine learner cannot do, which are the product's
 //     own: a register mirroring memory at G + p + c, mirror.go, and a

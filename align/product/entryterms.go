@@ -29,14 +29,8 @@ func (pr *Product) entryPathTerms(n *PNode) []ir.Term {
 	seen := map[ir.Term]bool{}
 	var out []ir.Term
 	for _, ep := range pr.entryPaths(n) {
-		side, ps, sub := ep.side, ep.ps, ep.sub
-		for _, c := range n.comps {
-			if c.side != side || !c.fresh || c.dead || c.state < 0 || c.state == x86.StateMem {
-				continue
-			}
-			if so := b.Sort(c.term); !so.IsBV() || so.Width > 64 {
-				continue
-			}
+		ps, sub := ep.ps, ep.sub
+		for _, c := range n.freshRegisters(b, ep.side) {
 			t := pr.simp.Simplify(sub.Apply(ps.Transfer[c.state]))
 			if seen[t] || !pr.computedEntryTerm(t) {
 				continue
@@ -78,7 +72,7 @@ func (pr *Product) computedEntryTerm(t ir.Term) bool {
 // come from the paths that first reach the node from the function's entry
 // (over the entry state), and from the paths from the nodes built so far
 // at other anchors when they depend on no state there but memory (a
-// global, a call's result). Only terms the proof checker takes in an
+// global's address, a constant). Only terms the proof checker takes in an
 // invariant become columns: no function application (so not yet the
 // table's locator, *__ctype_b_loc(): the reverted b9078bc taught the
 // checker a const callee's result) and no load through rsp or rbp.
@@ -122,25 +116,13 @@ func (pr *Product) hoistedTerms(n *PNode) []ir.Term {
 			}
 		}
 	}
-	regs := func(side int) []comp {
-		var out []comp
-		for _, c := range n.comps {
-			if c.side != side || !c.fresh || c.dead || c.state < 0 || c.state == x86.StateMem {
-				continue
-			}
-			if so := b.Sort(c.term); so.IsBV() && so.Width <= 64 {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
 	entry := pr.Nodes[0]
 	for _, ep := range pr.entryPaths(n) {
 		mem := entry.Src[x86.StateMem]
 		if ep.side == 1 {
 			mem = entry.Dst[x86.StateMem]
 		}
-		for _, c := range regs(ep.side) {
+		for _, c := range n.freshRegisters(b, ep.side) {
 			add(pr.simp.Simplify(ep.sub.Apply(ep.ps.Transfer[c.state])), nil, mem)
 		}
 	}
@@ -151,7 +133,7 @@ func (pr *Product) hoistedTerms(n *PNode) []ir.Term {
 	for side := 0; side < 2; side++ {
 		g := pr.sideTFG(side)
 		anchors := pair.AnchorSet(g)
-		cs := regs(side)
+		cs := n.freshRegisters(b, side)
 		if len(cs) == 0 {
 			continue
 		}
@@ -247,18 +229,29 @@ func (pr *Product) evalOnSample(n *PNode, sm sample, t ir.Term) (uint64, bool) {
 	return v.BV().Uint64(), true
 }
 
-// evalOnSamples evaluates t on every sample of n, or reports false when
-// one does not evaluate it.
-func (pr *Product) evalOnSamples(n *PNode, samples []sample, t ir.Term) ([]uint64, bool) {
-	out := make([]uint64, len(samples))
-	for i, sm := range samples {
-		v, ok := pr.evalOnSample(n, sm, t)
-		if !ok {
-			return nil, false
+// evaluatesOnAll reports whether every sample of n evaluates t.
+func (pr *Product) evaluatesOnAll(n *PNode, samples []sample, t ir.Term) bool {
+	for _, sm := range samples {
+		if _, ok := pr.evalOnSample(n, sm, t); !ok {
+			return false
 		}
-		out[i] = v
 	}
-	return out, true
+	return true
+}
+
+// freshRegisters are n's live fresh registers of side, up to 64 bits
+// wide: the values the entry and hoisted terms can name.
+func (n *PNode) freshRegisters(b *ir.Builder, side int) []comp {
+	var out []comp
+	for _, c := range n.comps {
+		if c.side != side || !c.fresh || c.dead || c.state < 0 || c.state == x86.StateMem {
+			continue
+		}
+		if so := b.Sort(c.term); so.IsBV() && so.Width <= 64 {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // entryPath is the set of paths by which one side first reaches a node

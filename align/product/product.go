@@ -702,7 +702,7 @@ func (pr *Product) entryColumns(n *PNode, samples []sample) ([]Column, []func(sa
 	// Values hoisted out of the loop (entryterms.go), over the node's
 	// memory, where every sample evaluates them.
 	for _, t := range pr.hoistedTerms(n) {
-		if _, ok := pr.evalOnSamples(n, samples, t); !ok {
+		if !pr.evaluatesOnAll(n, samples, t) {
 			continue
 		}
 		vars = append(vars, Column{Name: b.Short(t), Term: t})
