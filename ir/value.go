@@ -122,21 +122,46 @@ func (x BV) String() string {
 }
 
 // Value is a concrete value of any sort: a boolean, a bit-vector or a memory.
+//
+// A run of the co-execution keeps tens of thousands of states of ~45
+// values each, so a Value is kept to 32 bytes: the sort is not stored but
+// read off the fields. A memory has mem set; a bit-vector has a positive
+// width (BV's width is never 0); a boolean has width 0 and bit 0 of bv.v
+// set, its value in bit 1; the zero Value has neither.
 type Value struct {
-	sort Sort
-	b    bool
-	bv   BV
-	mem  *Mem
+	bv  BV
+	mem *Mem
 }
 
+const (
+	boolTag  = 1 // bit 0 of bv.v: a boolean
+	boolTrue = 2 // bit 1 of bv.v: the boolean's value
+)
+
 // BoolValue returns the boolean value b.
-func BoolValue(b bool) Value { return Value{sort: BoolSort, b: b} }
+func BoolValue(b bool) Value {
+	v := Value{bv: BV{v: boolTag}}
+	if b {
+		v.bv.v |= boolTrue
+	}
+	return v
+}
 
 // BVValue returns the bit-vector value x.
-func BVValue(x BV) Value { return Value{sort: BVSort(x.w), bv: x} }
+func BVValue(x BV) Value {
+	if x.w == 0 {
+		panic("ir: bit-vector value of width 0")
+	}
+	return Value{bv: x}
+}
 
 // MemValue returns the memory value m.
-func MemValue(m *Mem) Value { return Value{sort: MemSort, mem: m} }
+func MemValue(m *Mem) Value {
+	if m == nil {
+		panic("ir: nil memory value")
+	}
+	return Value{mem: m}
+}
 
 // ZeroValue is the value of sort s whose bits are all zero: false, the
 // zero bit-vector, the memory of zero bytes. It completes a solver's model
@@ -151,41 +176,65 @@ func ZeroValue(s Sort) Value {
 	return MemValue(NewMem(0))
 }
 
+// kind is v's sort's kind, 0 for the zero Value.
+func (v Value) kind() Kind {
+	switch {
+	case v.mem != nil:
+		return KindMem
+	case v.bv.w > 0:
+		return KindBV
+	case v.bv.v&boolTag != 0:
+		return KindBool
+	}
+	return 0
+}
+
 // Sort is v's sort; the zero Value has the zero Sort.
-func (v Value) Sort() Sort { return v.sort }
+func (v Value) Sort() Sort {
+	switch v.kind() {
+	case KindMem:
+		return MemSort
+	case KindBV:
+		return BVSort(v.bv.w)
+	case KindBool:
+		return BoolSort
+	}
+	return Sort{}
+}
 
 // Bool returns v's boolean; it panics if v is not a boolean.
 func (v Value) Bool() bool {
-	if v.sort.Kind != KindBool {
-		panic(fmt.Sprintf("ir: Bool of a %v value", v.sort))
+	if v.kind() != KindBool {
+		panic(fmt.Sprintf("ir: Bool of a %v value", v.Sort()))
 	}
-	return v.b
+	return v.bv.v&boolTrue != 0
 }
 
 // BV returns v's bit-vector; it panics if v is not a bit-vector.
 func (v Value) BV() BV {
-	if v.sort.Kind != KindBV {
-		panic(fmt.Sprintf("ir: BV of a %v value", v.sort))
+	if v.kind() != KindBV {
+		panic(fmt.Sprintf("ir: BV of a %v value", v.Sort()))
 	}
 	return v.bv
 }
 
 // Mem returns v's memory; it panics if v is not a memory.
 func (v Value) Mem() *Mem {
-	if v.sort.Kind != KindMem {
-		panic(fmt.Sprintf("ir: Mem of a %v value", v.sort))
+	if v.kind() != KindMem {
+		panic(fmt.Sprintf("ir: Mem of a %v value", v.Sort()))
 	}
 	return v.mem
 }
 
 // Equal reports whether v and w are the same value of the same sort.
 func (v Value) Equal(w Value) bool {
-	if v.sort != w.sort {
+	k := v.kind()
+	if k != w.kind() {
 		return false
 	}
-	switch v.sort.Kind {
+	switch k {
 	case KindBool:
-		return v.b == w.b
+		return v.bv.v == w.bv.v
 	case KindBV:
 		return v.bv.Equal(w.bv)
 	case KindMem:
@@ -195,9 +244,9 @@ func (v Value) Equal(w Value) bool {
 }
 
 func (v Value) String() string {
-	switch v.sort.Kind {
+	switch v.kind() {
 	case KindBool:
-		if v.b {
+		if v.Bool() {
 			return "true"
 		}
 		return "false"

@@ -3,6 +3,7 @@ package ir
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // TestMemPersistent checks Mem against a Go map on a long chain of writes to
@@ -113,5 +114,48 @@ func TestMemEqualOutside(t *testing.T) {
 	}
 	if equal < 2000 || equal > 18000 {
 		t.Errorf("%d of 20000 pairs equal: the cases do not exercise both answers", equal)
+	}
+}
+
+// TestValueCompact pins what the 32-byte Value reads off its fields: each
+// constructor's sort and contents, the zero Value's zero Sort, and the
+// size itself (a long run keeps tens of thousands of states of Values).
+func TestValueCompact(t *testing.T) {
+	if n := unsafe.Sizeof(Value{}); n != 32 {
+		t.Errorf("Value is %d bytes, want 32", n)
+	}
+	wide := NewBV(128, 5)
+	m := NewMem(7)
+	cases := []struct {
+		v    Value
+		sort Sort
+		str  string
+	}{
+		{Value{}, Sort{}, "<no value>"},
+		{BoolValue(false), BoolSort, "false"},
+		{BoolValue(true), BoolSort, "true"},
+		{BVValue(NewBV(1, 0)), BVSort(1), "#b0"},
+		{BVValue(NewBV(64, 3)), BVSort(64), "#x0000000000000003"},
+		{BVValue(wide), BVSort(128), wide.String()},
+		{MemValue(m), MemSort, m.String()},
+	}
+	for i, c := range cases {
+		if got := c.v.Sort(); got != c.sort {
+			t.Errorf("%d: sort %v, want %v", i, got, c.sort)
+		}
+		if got := c.v.String(); got != c.str {
+			t.Errorf("%d: %q, want %q", i, got, c.str)
+		}
+		for j, d := range cases {
+			if got := c.v.Equal(d.v); got != (i == j) {
+				t.Errorf("%v.Equal(%v) = %v", c.v, d.v, got)
+			}
+		}
+	}
+	if !BoolValue(true).Bool() || BoolValue(false).Bool() {
+		t.Error("Bool does not return the boolean")
+	}
+	if !BVValue(wide).BV().Equal(wide) || MemValue(m).Mem() != m {
+		t.Error("BV or Mem does not return the value")
 	}
 }
