@@ -123,7 +123,7 @@ func TestXorLoops(t *testing.T) {
 // within the tests' budget); the mutants are checked with both.
 func TestHoistedLoads(t *testing.T) {
 	provedWithMutantsAt(t, "hoisted", "O2", map[string][]string{
-		"gcc-12":   {"sum_vec", "count_above", "dot_cfg"},
+		"gcc-12":   {"sum_vec", "count_above", "dot_cfg", "parse_int"},
 		"clang-16": nil,
 	})
 }

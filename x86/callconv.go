@@ -62,6 +62,10 @@ var ConstCallees = map[string]bool{
 	"tolower": true, "toupper": true, "toascii": true,
 }
 
+// ConstView is the fixed view of memory the convention's form of a const
+// callee's call reads: the same at every call.
+const ConstView = "callc.const-view"
+
 // PureCallees are the C library functions the library declares pure
 // (__attribute_pure__: the string and memory searches and comparisons): a
 // result depends on the arguments and the memory the callee may read, and
@@ -221,7 +225,7 @@ func (c *CallConvention) call(fn CallFunc, args []ir.Term) ir.Term {
 		if fn.Result == "mem" {
 			return mem
 		}
-		view = b.Var("callc.const-view", ir.MemSort)
+		view = b.Var(ConstView, ir.MemSort)
 	}
 	if c.Pure[fn.Callee] && fn.Result == "mem" {
 		// It reads the view and writes nothing.

@@ -22,8 +22,10 @@
 //     node's memory (v->a + 4·v->n, *limit: hoisted values),
 //     entryterms.go; align/product/learning answers it with learn.Learn),
 //     plus searches the affine learner cannot do, which are the product's
-//     own: a register mirroring memory at G + p + c, mirror.go, and a
-//     pointer G + c·ext(x) + d, based.go. They go through Houdini
+//     own: a register mirroring memory at G + p + c, mirror.go, a pointer
+//     G + c·ext(x) + d, based.go, and the conditions of the ways into the
+//     node rewritten over its state (a rotated loop's bottom test,
+//     arrivalguards.go). They go through Houdini
 //     (prove.Houdini).
 //
 //   - Before any query, each edge's terms are rewritten so that the solver
@@ -77,7 +79,11 @@
 //     access through an address not derived from the entry rsp
 //     (ub.FrameTaint) is taken to miss the frame wherever the source makes
 //     it (obva.go): a hypothesis per path prefix, listed among the
-//     assumptions. Under the restrict model each edge also assumes that
+//     assumptions; an edge whose stack-slot facts fail without them is
+//     rebuilt with those of the source paths out of its to-node too, over
+//     the state it leaves (the source's next accesses, which a target
+//     running a step ahead makes on the edge itself). Under the restrict
+//     model each edge also assumes that
 //     the source's path violates no library contract (ir.Edge.UB: its
 //     memcpy calls copy between regions that do not overlap).
 //

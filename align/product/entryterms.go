@@ -4,6 +4,7 @@ import (
 	"eqc/align/product/pair"
 	"eqc/ir"
 	"eqc/x86"
+	"slices"
 )
 
 // Entry-path terms. A vectorized loop over an argument-bounded range keeps
@@ -88,11 +89,10 @@ func (pr *Product) hoistedTerms(n *PNode) []ir.Term {
 	seen := map[ir.Term]bool{}
 	var out []ir.Term
 	add := func(t ir.Term, from *PNode, fromMem ir.Term) {
-		if len(b.PostOrder(t)) > maxEntryTermSize {
-			return
-		}
+		// Sized after the rewrite: the memory a load reads may carry
+		// the frame's stores (clang's five pushes), which it drops.
 		t, ok := pr.overNodeMem(t, from, fromMem, n.mem)
-		if !ok || !checkerTakes(b, t) {
+		if !ok || len(b.PostOrder(t)) > maxEntryTermSize || !pr.checkable(n, t) {
 			return
 		}
 		// The loads in it too, extended as it extends them: the bound
@@ -164,6 +164,24 @@ func (pr *Product) hoistedTerms(n *PNode) []ir.Term {
 // loads nothing, loads from another memory, stores, or depends on from's
 // state but memory (from nil: the entry's, which the learner may use).
 func (pr *Product) overNodeMem(t ir.Term, from *PNode, fromMem, mem ir.Term) (ir.Term, bool) {
+	r, loads, ok := pr.overNode(t, fromMem, mem, nil, func(v ir.Term) bool {
+		if from == nil {
+			return true
+		}
+		_, own := from.varComp[v]
+		return !own && v != from.mem
+	})
+	return r, ok && loads > 0
+}
+
+// overNode rewrites t, a term over the state a path into node n starts
+// from, into a term over n's: a subterm in holds becomes the component
+// of n holding that value, a load from fromMem (or from stores on top of
+// it) loads from mem instead, and what is left may name only the
+// variables allowed says it may and no memory but a fixed view (a const
+// callee's). It returns the loads it rewrote, and ok false when t does
+// not rewrite so.
+func (pr *Product) overNode(t, fromMem, mem ir.Term, holds map[ir.Term]ir.Term, allowed func(v ir.Term) bool) (ir.Term, int, bool) {
 	b := pr.p.B
 	loads, ok := 0, true
 	memo := map[ir.Term]ir.Term{}
@@ -173,6 +191,10 @@ func (pr *Product) overNodeMem(t ir.Term, from *PNode, fromMem, mem ir.Term) (ir
 			return r
 		}
 		r := u
+		if c, held := holds[u]; held {
+			memo[u] = c
+			return c
+		}
 		switch op := b.Op(u); {
 		case !ok:
 		case op == ir.OpSelect:
@@ -188,16 +210,11 @@ func (pr *Product) overNodeMem(t ir.Term, from *PNode, fromMem, mem ir.Term) (ir
 			w, _ := b.Params(u)
 			r = b.Select(mem, rw(b.Arg(u, 1)), w)
 		case b.Sort(u).Kind == ir.KindMem && (op != ir.OpVar || u == fromMem):
-			// Memory other than a fixed view (a const callee's):
-			// stores, or the starting memory read other than by a load
-			// (a pure callee's view of it).
+			// Memory other than a fixed view: stores, or the starting
+			// memory read other than by a load (a pure callee's view).
 			ok = false
 		case op == ir.OpVar:
-			if from != nil {
-				if _, own := from.varComp[u]; own || u == from.mem {
-					ok = false
-				}
-			}
+			ok = allowed(u)
 		default:
 			args := b.Args(u)
 			if len(args) == 0 {
@@ -215,7 +232,10 @@ func (pr *Product) overNodeMem(t ir.Term, from *PNode, fromMem, mem ir.Term) (ir
 		return r
 	}
 	r := rw(t)
-	return pr.simp.Simplify(r), ok && loads > 0
+	if !ok {
+		return ir.NoTerm, 0, false
+	}
+	return pr.simp.Simplify(r), loads, true
 }
 
 // evalOnSample evaluates the bit-vector term t on sample sm of node n.
@@ -459,13 +479,34 @@ func (pr *Product) inheritEntryGuards() {
 	}
 }
 
-// checkerTakes reports whether the proof checker takes t in an invariant
-// as far as its applications and loads go (align/verify): none of the
-// first, and no load through a register named rsp or rbp.
-func checkerTakes(b *ir.Builder, t ir.Term) bool {
+// checkable reports whether the proof checker takes t in an invariant
+// (align/verify: no function applications but a const library callee's
+// result, and reads of the node's
+// memory only at addresses computed from values none of which may be a
+// stack or frame pointer: not the entry rsp, no node's rsp or rbp, not a
+// constant alone). Candidates it would refuse are not made: a proof
+// resting on one could not be verified.
+func (pr *Product) checkable(n *PNode, t ir.Term) bool {
+	b := pr.p.B
 	for _, u := range b.PostOrder(t) {
-		if b.Op(u) == ir.OpApply || b.Op(u) == ir.OpSelect && stackNamed(b, b.Arg(u, 1)) {
-			return false
+		switch b.Op(u) {
+		case ir.OpApply:
+			// A const library callee's result (verify's
+			// constCallResult) only.
+			if fn, ok := x86.ParseCallFunc(b.FuncOf(u).Name); !ok || !fn.Convention || !x86.ConstCallees[fn.Callee] {
+				return false
+			}
+		case ir.OpSelect:
+			if b.Arg(u, 0) != n.mem {
+				continue
+			}
+			a := b.Arg(u, 1)
+			if b.IsConst(a) {
+				return false
+			}
+			if stackNamed(b, a) || slices.Contains(b.PostOrder(a), pr.rsp0) {
+				return false
+			}
 		}
 	}
 	return true

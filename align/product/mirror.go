@@ -190,12 +190,12 @@ func (pr *Product) mirrorCandidates(n *PNode, samples []sample) []Candidate {
 				base = pr.simp.Simplify(b.Add(at.global, base))
 			}
 			addr := pr.simp.Simplify(b.Add(base, b.Const(64, at.off)))
-			if stackNamed(b, addr) {
+			t := b.Eq(col.term, b.Select(n.mem, addr, col.width))
+			if !pr.checkable(n, t) {
 				// The proof checker refuses memory read through rsp or
 				// rbp, which may be a frame pointer (align/verify).
 				continue
 			}
-			t := b.Eq(col.term, b.Select(n.mem, addr, col.width))
 			out = append(out, Candidate{Term: t, Desc: fmt.Sprintf("%s = M[%s]", b.Short(col.term), b.Short(addr))})
 			if len(out) >= maxMirrorCandidates {
 				return out

@@ -262,6 +262,19 @@ func (pr *Product) Discharge(ctx context.Context, s prove.Solver, pre ir.Term, i
 				rebuilt = true
 				continue
 			}
+			// Facts that need the source's next accesses (obva.go).
+			if last := out.Obligations[len(out.Obligations)-1]; last.Status == smtlib.Sat && strings.HasSuffix(last.Name, ": "+slotsApart) &&
+				!e.lookahead && pr.taint != nil && ctx.Err() == nil {
+				if pair.Debug {
+					fmt.Fprintf(os.Stderr, "eqc: n%d→n%d rebuilt with the next source paths' hypotheses\n", e.From, e.To)
+				}
+				out.Obligations, out.Reason, out.Model = out.Obligations[:done], "", nil
+				e.lookahead, e.obvaHyps = true, nil
+				pr.buildEdge(e)
+				tries--
+				rebuilt = true
+				continue
+			}
 			if pair.Debug && model != nil {
 				ev := ir.NewEvaluator(b, model)
 				for _, f := range append(append([]ir.Term(nil), e.condFacts...), e.facts...) {
@@ -340,6 +353,10 @@ func pinnedBudget(ctx context.Context) time.Duration {
 	return pinnedEdgeBudget
 }
 
+// slotsApart names the obligation that the stack slots and the addresses
+// the edge computes do not overlap.
+const slotsApart = "stack slots and computed addresses do not overlap"
+
 // edgeObligations checks the obligations of edge e given the nodes'
 // Invariants (with inductive or rebuilt, also that e preserves its
 // to-node's invariants); false at the first that fails, which check has
@@ -408,7 +425,7 @@ func (pr *Product) edgeObligations(e *PEdge, rebuilt, inductive bool, pre ir.Ter
 	// are each frame slot against each pass's accesses, from the
 	// hypotheses), and an edge rebuilt for each wrong guess paid it each
 	// time: gcc-12's saxpy, 13–18 s a round on its exit edge.
-	if len(e.facts) > 0 && !check(where+": stack slots and computed addresses do not overlap", append([]ir.Term{inv, e.condD, e.condS}, append(e.condFacts, b.Not(b.And(e.facts...)))...)...) {
+	if len(e.facts) > 0 && !check(where+": "+slotsApart, append([]ir.Term{inv, e.condD, e.condS}, append(e.condFacts, b.Not(b.And(e.facts...)))...)...) {
 		return false
 	}
 	if !condFactsHold() {

@@ -104,6 +104,59 @@ func (pr *Product) obvaHypotheses(e *PEdge) []ir.Term {
 	return ub.OBVAHypotheses(in)
 }
 
+// The source's next accesses. A target that runs ahead of the source
+// (gcc's scanning loop loads the next character and tests its class at
+// the bottom of a pass, which the -O0 source does at the top of the next)
+// reads, on an edge, what the source reads only on the edge after it;
+// those reads must miss the target's own frame stores too, which nothing
+// on the edge says. But a source run that reaches the edge's to-node and
+// goes on makes the accesses of its next path, and if one of them lands in
+// the frame the run has undefined behaviour already: the hypotheses of the
+// source paths out of the to-node, stated over the state the edge leaves,
+// hold in every run without undefined behaviour under the model, each
+// under the condition of its own prefix, as the edge's own do. They make
+// queries larger (restrict.c's vadd timed out with them on every edge, and
+// a witness check of random elements went from 4 s to over 120), so an
+// edge gets them only when its stack-slot facts fail without them
+// (obligations.go, PEdge.lookahead).
+
+// lookaheadHypotheses are the OBVA hypotheses of the source paths out of
+// e's to-node, over e's from-node (post, the source's state after e as
+// the path set gives it).
+func (pr *Product) lookaheadHypotheses(e *PEdge, post []ir.Term) []ir.Term {
+	if e.Infeasible || e.src == nil || e.Spec.Mu > 1 || e.src.Path.Count() != 1 {
+		// Over the state a long edge leaves (eight passes' stores,
+		// clang's vadd) the hypotheses cost more than they give.
+		return nil
+	}
+	sg := pr.p.Src.TFG
+	base := sg
+	if sg.Base != nil {
+		base = sg.Base
+	}
+	from := pr.stateSubst(sg, post)
+	objects := pr.p.ObjectSizes()
+	seen := map[*ir.PathExpr]bool{}
+	var out []ir.Term
+	for _, next := range pr.Edges {
+		if next.From != e.To || next.Infeasible {
+			continue
+		}
+		pr.pathSets(next)
+		// One path, of one loop pass at most: the source side of a
+		// vectorized target's step unrolls eight passes with an exit
+		// after each, and their prefixes' hypotheses made restrict.c's
+		// vadd time out with both compilers.
+		if next.Infeasible || next.src == nil || next.Spec.Mu > 1 || next.src.Path.Count() != 1 || seen[next.src.Path] {
+			continue
+		}
+		seen[next.src.Path] = true
+		out = append(out, ub.OBVAHypotheses(ub.OBVAInput{B: pr.p.B, Simp: pr.simp, G: base, Paths: next.src.Path,
+			From: from, Taint: pr.taint, Rsp0: pr.rsp0, Objects: objects})...)
+	}
+	return out
+}
+
 // nullHypotheses are e's hypotheses under the null model
 // (ub.NullHypotheses), over e's from-node.
 func (pr *Product) nullHypotheses(e *PEdge) []ir.Term {

@@ -156,6 +156,10 @@ type PEdge struct {
 	// parameter (restrictHypotheses). Hypotheses of every obligation, never
 	// obligations themselves.
 	obvaHyps []ir.Term
+	// lookahead says the edge's hypotheses include those of the source
+	// paths after it (obva.go), added when its first obligations fail
+	// without them.
+	lookahead bool
 	// hyps are obvaHyps as the edge's rewriting leaves them: split,
 	// canonical and pinned like the path conditions, whose facts their
 	// rewrites join. obvaHyps read the source's memory through every
@@ -798,6 +802,9 @@ func (pr *Product) learnCandidates(n *PNode, samples []sample) error {
 	for _, t := range pr.entryPathGuards(n, samples) {
 		n.Candidates = append(n.Candidates, Candidate{Term: t, Desc: "entry guard " + b.Short(t)})
 	}
+	for _, t := range pr.arrivalGuards(n, thin(samples, maxMirrorSamples)) {
+		n.Candidates = append(n.Candidates, Candidate{Term: t, Desc: "arrival guard " + b.Short(t)})
+	}
 	return nil
 }
 
@@ -849,6 +856,19 @@ func (pr *Product) buildEdge(e *PEdge) {
 		e.obvaHyps = pr.esc.RewriteAll(0, e.obvaHyps) // the source's terms
 		if cc != nil {
 			e.obvaHyps = pr.esc.SettleAll(cc.RewriteAll(e.obvaHyps))
+		}
+		if pr.taint != nil && e.lookahead {
+			// The next source paths' (obva.go), whose calls may be
+			// the edge's only ones: rewritten on their own, and left
+			// out when that fails.
+			la := pr.esc.RewriteAll(0, pr.lookaheadHypotheses(e, subS.ApplyAll(e.src.Transfer)))
+			lcc := cc
+			if lcc == nil {
+				lcc = pr.callConvention(from)
+			}
+			if la = pr.esc.SettleAll(lcc.RewriteAll(la)); lcc.Err == nil {
+				e.obvaHyps = append(e.obvaHyps, la...)
+			}
 		}
 		e.obvaHyps = ub.PassFrameStores(p.B, pr.simp, e.obvaHyps, pr.rsp0)
 	}
